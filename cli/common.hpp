@@ -1,0 +1,70 @@
+// cli/common.hpp: what every `ringbloom <area> <verb>` command shares.
+//
+// Conventions (README, STYLE.md):
+//   - exit 0 success, 1 a negative answer, 2 a usage error, 3 bad data or I/O;
+//   - errors go to stderr as "ringbloom: error: <what>; <what to do>"; main()
+//     prints them from exceptions: std::invalid_argument and usage_error exit
+//     2, ringbloom::error (data_error, io_error) exits 3;
+//   - items come from the arguments or, when none are given, one per line
+//     from standard input, streamed;
+//   - --json wherever the output is data; colour only on a terminal and when
+//     NO_COLOR is unset.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ringbloom::cli {
+
+/// Process exit codes.
+enum exit_code : int {
+  exit_ok = 0,
+  exit_negative = 1,  // e.g. an item is definitely absent
+  exit_usage = 2,
+  exit_data = 3,  // bad data or an I/O failure
+};
+
+/// A usage error found after parsing (a bad combination of options, say).
+/// main() prints it and exits 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// State shared by the commands of one run.
+struct context {
+  int exit_status = exit_ok;  // a command sets exit_negative for a "no"
+};
+
+/// Calls `fn` for each item: the elements of `args` or, when `args` is empty,
+/// each line of `in` (a trailing '\r' is dropped, so CRLF files work).
+/// Lines are streamed: nothing is held beyond the current line.
+void for_each_item(const std::vector<std::string>& args, std::istream& in,
+                   const std::function<void(std::string_view)>& fn);
+
+/// Reads up to `max` items into `batch` (cleared first) from `in`, one per
+/// line; returns false once `in` is exhausted and nothing was read. For
+/// commands that process standard input in batches.
+bool read_batch(std::istream& in, std::vector<std::string>& batch, std::size_t max);
+
+/// Whether stdout / stderr is a terminal.
+[[nodiscard]] bool stdout_is_terminal();
+[[nodiscard]] bool stderr_is_terminal();
+
+/// Whether to print colour: stdout is a terminal and NO_COLOR is unset.
+[[nodiscard]] bool use_color();
+
+/// Prints `doc` to stdout, pretty when stdout is a terminal, one line
+/// otherwise, followed by a newline.
+void print_json(const nlohmann::json& doc);
+
+/// Adds the usual help footer ("Example:\n  <example>") to a command.
+void set_example(CLI::App& command, std::string_view example);
+
+}  // namespace ringbloom::cli

@@ -1,0 +1,72 @@
+// ringbloom: the command-line tool. Parses, calls the library, prints.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/version.hpp"
+
+namespace {
+
+int report(std::string_view message, int status) {
+  fmt::print(stderr, "ringbloom: error: {}\n", message);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ringbloom::cli;
+  CLI::App app{"ringbloom: consistent hash rings and Bloom filters for sharded systems."};
+  app.name("ringbloom");
+  app.set_version_flag("--version", std::string(ringbloom::version_string));
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  ringbloom demo                         the tour of both lessons\n"
+      "  ringbloom ring lookup --nodes a,b,c user:42\n"
+      "  ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01\n"
+      "Run 'ringbloom <command> --help' for the options of a command.");
+
+  context ctx;
+  add_ring_commands(app, ctx);
+  add_bloom_commands(app, ctx);
+  add_demo_command(app, ctx);
+
+  try {
+    // CLI11 reports a mistyped command as a missing one; name it instead.
+    if (argc > 1 && argv[1][0] != '-') (void)app.get_subcommand(argv[1]);
+    app.parse(argc, argv);
+    std::fflush(stdout);
+    return ctx.exit_status;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::OptionNotFound&) {
+    return report(fmt::format("unknown command '{}'; run 'ringbloom --help' to see the commands",
+                              argv[1]),
+                  exit_usage);
+  } catch (const CLI::RequiredError& e) {
+    return report(
+        fmt::format("{}; run 'ringbloom --help' to see the commands and options", e.what()),
+        exit_usage);
+  } catch (const CLI::ParseError& e) {
+    return report(fmt::format("{}; run with --help to see the usage", e.what()), exit_usage);
+  } catch (const usage_error& e) {
+    return report(e.what(), exit_usage);
+  } catch (const std::invalid_argument& e) {
+    return report(e.what(), exit_usage);
+  } catch (const ringbloom::error& e) {
+    return report(e.what(), exit_data);
+  } catch (const std::exception& e) {
+    return report(e.what(), exit_data);
+  }
+}
