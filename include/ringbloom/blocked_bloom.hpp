@@ -1,0 +1,148 @@
+// ringbloom/blocked_bloom.hpp: the blocked (cache-line) Bloom filter, the
+// default kind for new filters.
+//
+// A classic filter scatters an item's k bits over the whole array, so a
+// lookup in a filter larger than the cache costs up to k memory misses. The
+// blocked filter puts all k bits of an item into one 512-bit block (one
+// 64-byte cache line), so a lookup costs one miss. The price is a higher
+// false-positive rate for the same memory (blocks fill unevenly); the sizing
+// (bloom_math::blocked_size_for, [PSS07]) accounts for it, so a filter made
+// for (n, p) measures at or under p when filled with n distinct items.
+// For p = 1% that is about 10.5 bits per item instead of the classic 9.6.
+//
+// Layout and positions (fixed: they are part of the file format):
+//   - m is a multiple of 512; the filter has m / 512 blocks of 8 words of 64
+//     bits, block b being words 8b..8b+7, 64-byte aligned in memory.
+//   - The item's 128-bit hash (h1, h2): XXH3-128 of the item with the seed
+//     for xxh3; for the other hashes, XXH3-128 (seed 0) of the 8
+//     little-endian bytes of hash64(hash, item).
+//   - block = fastrange(h1, m / 512) = (h1 * (m/512)) >> 64.
+//   - bit j (0 <= j < k) of the item goes to word j % 8 of the block, at bit
+//     (uint32(h * c_j)) >> 26, where h is the low 32 bits of h2 for j < 8 and
+//     the high 32 bits for j >= 8, and c_j is the j-th of 16 odd 32-bit
+//     constants (detail/bloom_block.hpp gives them and their source).
+//   So for k <= 8 every word of the block receives at most one bit of an
+//   item: the block is 8 small one-hash filters, and the 8 bit indexes are
+//   8 independent multiply-shifts that SIMD code can compute side by side.
+//   An item's 8-word mask is computed once (block_mask) and ORed into, or
+//   compared with, the block.
+//
+// Thread safety: as bloom_filter (add_concurrent / may_contain_concurrent).
+//
+// Example:
+//
+//   #include <ringbloom/blocked_bloom.hpp>
+//   auto f = ringbloom::blocked_bloom_filter::for_capacity(10'000'000, 0.01);
+//   f.add("user:42");
+//   if (!f.may_contain("user:43")) { /* skip the disk read */ }
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringbloom/bloom.hpp"
+#include "ringbloom/detail/bloom_storage.hpp"
+#include "ringbloom/hash.hpp"
+
+namespace ringbloom {
+
+class blocked_bloom_filter {
+ public:
+  static constexpr std::uint64_t block_bits = 512;
+  static constexpr std::size_t block_words = 8;
+
+  /// An empty filter of at least `bits` bits (rounded up to a whole number of
+  /// 512-bit blocks) and `hashes` bits per item. Throws
+  /// std::invalid_argument unless 1 <= bits <= max_filter_bits,
+  /// 1 <= hashes <= max_blocked_hashes (16), and seed is 0 for hashes other
+  /// than xxh3.
+  blocked_bloom_filter(std::uint64_t bits, std::uint32_t hashes, hash_kind hash = default_hash,
+                       std::uint64_t seed = 0);
+
+  /// An empty filter sized by bloom_math::blocked_size_for(capacity, fpr).
+  /// Throws std::invalid_argument for capacity 0 or fpr outside (0, 1).
+  [[nodiscard]] static blocked_bloom_filter for_capacity(std::uint64_t capacity, double fpr,
+                                                         hash_kind hash = default_hash,
+                                                         std::uint64_t seed = 0);
+
+  /// Sizing helpers in the user's units (see bloom_math).
+  [[nodiscard]] static std::uint64_t bits_for(std::uint64_t capacity, double fpr) {
+    return bloom_math::blocked_size_for(capacity, fpr).bits;
+  }
+  [[nodiscard]] static double fpr_for(std::uint64_t items, std::uint64_t bits,
+                                      std::uint32_t hashes) noexcept {
+    return bloom_math::blocked_fpr(static_cast<double>(items), bits, hashes);
+  }
+
+  /// The 128-bit hash an item is placed by (see the layout above). Batched
+  /// and SIMD code hashes first, then calls the *_hash functions.
+  [[nodiscard]] hash128 hash_item(std::string_view item) const noexcept;
+
+  void add(std::string_view item) { add_hash(hash_item(item)); }
+  void add_hash(const hash128& h);
+  /// Thread-safe add (atomic fetch_or per word); see bloom_filter.
+  void add_concurrent(std::string_view item);
+
+  [[nodiscard]] bool may_contain(std::string_view item) const {
+    return may_contain_hash(hash_item(item));
+  }
+  [[nodiscard]] bool may_contain_hash(const hash128& h) const noexcept;
+  /// may_contain with atomic (relaxed) loads; see bloom_filter.
+  [[nodiscard]] bool may_contain_concurrent(std::string_view item) const;
+
+  /// The block an item goes to, and its k global bit positions
+  /// (block * 512 + word * 64 + bit), in probe order.
+  [[nodiscard]] std::uint64_t block_of(const hash128& h) const noexcept;
+  [[nodiscard]] std::vector<std::uint64_t> positions(std::string_view item) const;
+  [[nodiscard]] std::vector<bit_probe> explain(std::string_view item) const;
+  [[nodiscard]] bool bit(std::uint64_t position) const noexcept;
+
+  /// In-place union / intersection; throws std::invalid_argument (filter
+  /// unchanged) unless m, k, hash and seed agree. See bloom_filter.
+  void merge(const blocked_bloom_filter& other);
+  void intersect(const blocked_bloom_filter& other);
+  [[nodiscard]] bool compatible_with(const blocked_bloom_filter& other,
+                                     std::string* why = nullptr) const;
+  void clear();
+
+  [[nodiscard]] std::uint64_t bits() const noexcept { return bits_; }
+  [[nodiscard]] std::uint64_t blocks() const noexcept { return bits_ / block_bits; }
+  [[nodiscard]] std::uint32_t hashes() const noexcept { return hashes_; }
+  [[nodiscard]] hash_kind hash() const noexcept { return hash_; }
+  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+  [[nodiscard]] std::uint64_t items_added() const noexcept { return items_; }
+  /// Swamidass-Baldi per word slot: bit j of every item lands uniformly in
+  /// word j % 8 of some block, so each of the min(k, 8) word slots is a
+  /// classic filter of blocks*64 bits; the estimate is their average.
+  [[nodiscard]] double estimated_items() const noexcept;
+  /// expected_fpr is exact for the current bits: the average over blocks of
+  /// prod_w (popcount(word w) / 64)^c_w.
+  [[nodiscard]] filter_stats stats() const;
+  [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
+  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.words(); }
+
+  /// For the file loader; requires bits % 512 == 0 and words.size() ==
+  /// bits / 64; throws data_error otherwise.
+  [[nodiscard]] static blocked_bloom_filter from_words(std::uint64_t bits, std::uint32_t hashes,
+                                                       hash_kind hash, std::uint64_t seed,
+                                                       std::uint64_t items,
+                                                       detail::word_store words);
+
+  friend bool operator==(const blocked_bloom_filter& a, const blocked_bloom_filter& b) noexcept;
+
+ private:
+  blocked_bloom_filter() = default;
+
+  std::uint64_t bits_ = 0;
+  std::uint32_t hashes_ = 0;
+  hash_kind hash_ = default_hash;
+  std::uint64_t seed_ = 0;
+  std::uint64_t items_ = 0;
+  detail::word_store words_;
+};
+
+}  // namespace ringbloom
