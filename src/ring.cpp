@@ -77,8 +77,8 @@ std::string ketama_stem(std::string_view name) {
 // libmemcached's weighted ketama point count, in 32-bit float exactly as
 // update_continuum() computes it: floor(pct * 160 / 4 * servers + 1e-10f) * 4.
 // Each operation is a separate float operation (ISO C++ mode does not fuse
-// them), so the rounding matches: e.g. 1/3 * 160 / 4 * 3 rounds to 39.999996
-// and gives 156 points rather than 160.
+// them), so the rounding matches: e.g. with 25 equal servers 1/25 * 160 / 4
+// * 25 rounds to 39.999996 and gives 156 points rather than 160.
 std::uint32_t ketama_point_count(std::uint32_t weight, std::uint64_t total_weight,
                                  std::size_t servers) {
   const float pct = static_cast<float>(weight) / static_cast<float>(total_weight);
