@@ -250,6 +250,13 @@ class bloom_filter {
   /// other threads call add_concurrent. Same answers; on x86 the same cost.
   [[nodiscard]] bool may_contain_concurrent(std::string_view item) const;
 
+  /// add / may_contain for an item already hashed: `h` must be the item's
+  /// xxh3_128 with this filter's seed. Precondition: hash() is xxh3 (else
+  /// std::logic_error from add_hash; may_contain_hash answers for the wrong
+  /// positions). Lets scalable filters and batched code hash once.
+  void add_hash(const hash128& h);
+  [[nodiscard]] bool may_contain_hash(const hash128& h) const noexcept;
+
   /// The k positions of `item`, in probe order (duplicates possible).
   [[nodiscard]] std::vector<std::uint64_t> positions(std::string_view item) const;
 

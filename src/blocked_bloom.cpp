@@ -1,0 +1,236 @@
+// The blocked (cache-line) Bloom filter.
+#include "ringbloom/blocked_bloom.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "bloom_internal.hpp"
+#include "ringbloom/detail/bloom_hashing.hpp"
+#include "ringbloom/error.hpp"
+
+namespace ringbloom {
+
+static_assert(blocked_bloom_filter::block_bits == detail::block_bits);
+
+namespace {
+
+constexpr std::string_view blocked_what = "a blocked Bloom filter";
+
+std::uint64_t round_up_to_block(std::uint64_t bits) {
+  if (bits == 0 || bits > max_filter_bits) return bits;  // refused by the check
+  return (bits + detail::block_bits - 1) / detail::block_bits * detail::block_bits;
+}
+
+}  // namespace
+
+blocked_bloom_filter::blocked_bloom_filter(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
+                                           std::uint64_t seed)
+    : bits_(round_up_to_block(bits)), hashes_(hashes), hash_(hash), seed_(seed) {
+  detail::check_filter_args(blocked_what, bits_, hashes, max_blocked_hashes, hash, seed);
+  words_ = detail::word_store(static_cast<std::size_t>(bits_ / 64));
+}
+
+blocked_bloom_filter blocked_bloom_filter::for_capacity(std::uint64_t capacity, double fpr,
+                                                        hash_kind hash, std::uint64_t seed) {
+  const filter_size size = bloom_math::blocked_size_for(capacity, fpr);
+  return blocked_bloom_filter(size.bits, size.hashes, hash, seed);
+}
+
+hash128 blocked_bloom_filter::hash_item(std::string_view item) const noexcept {
+  return detail::blocked_item_hash(hash_, seed_, item);
+}
+
+std::uint64_t blocked_bloom_filter::block_of(const hash128& h) const noexcept {
+  return detail::fastrange64(h.low, blocks());
+}
+
+void blocked_bloom_filter::add_hash(const hash128& h) {
+  std::uint64_t* block = words_.mutable_data() + block_of(h) * block_words;
+  const auto mask = detail::block_mask(h.high, hashes_);
+  for (std::size_t w = 0; w < block_words; ++w) block[w] |= mask[w];
+  ++items_;
+}
+
+void blocked_bloom_filter::add_concurrent(std::string_view item) {
+  const hash128 h = hash_item(item);
+  std::uint64_t* block = words_.mutable_data() + block_of(h) * block_words;
+  const auto mask = detail::block_mask(h.high, hashes_);
+  for (std::size_t w = 0; w < block_words; ++w) {
+    if (mask[w] != 0) {
+      std::atomic_ref<std::uint64_t>(block[w]).fetch_or(mask[w], std::memory_order_relaxed);
+    }
+  }
+  std::atomic_ref<std::uint64_t>(items_).fetch_add(1, std::memory_order_relaxed);
+}
+
+bool blocked_bloom_filter::may_contain_hash(const hash128& h) const noexcept {
+  const std::uint64_t* block = words_.data() + block_of(h) * block_words;
+  const auto mask = detail::block_mask(h.high, hashes_);
+  // No early exit: eight ANDs are cheaper than unpredictable branches, and
+  // this is the shape SIMD code replaces with one vector compare.
+  std::uint64_t missing = 0;
+  for (std::size_t w = 0; w < block_words; ++w) missing |= mask[w] & ~block[w];
+  return missing == 0;
+}
+
+bool blocked_bloom_filter::may_contain_concurrent(std::string_view item) const {
+  const hash128 h = hash_item(item);
+  const std::uint64_t* block = words_.data() + block_of(h) * block_words;
+  const auto mask = detail::block_mask(h.high, hashes_);
+  std::uint64_t missing = 0;
+  for (std::size_t w = 0; w < block_words; ++w) {
+    if (mask[w] != 0) missing |= mask[w] & ~detail::atomic_load(block[w]);
+  }
+  return missing == 0;
+}
+
+std::vector<std::uint64_t> blocked_bloom_filter::positions(std::string_view item) const {
+  const hash128 h = hash_item(item);
+  const std::uint64_t base = block_of(h) * block_bits;
+  std::vector<std::uint64_t> out;
+  out.reserve(hashes_);
+  for (std::uint32_t j = 0; j < hashes_; ++j) {
+    out.push_back(base + (j & 7) * 64 + detail::block_bit(h.high, j));
+  }
+  return out;
+}
+
+std::vector<bit_probe> blocked_bloom_filter::explain(std::string_view item) const {
+  std::vector<bit_probe> out;
+  for (std::uint64_t p : positions(item)) out.push_back({0, p, bit(p) ? 1U : 0U});
+  return out;
+}
+
+bool blocked_bloom_filter::bit(std::uint64_t position) const noexcept {
+  return ((words_.data()[position >> 6] >> (position & 63)) & 1) != 0;
+}
+
+bool blocked_bloom_filter::compatible_with(const blocked_bloom_filter& other,
+                                           std::string* why) const {
+  return detail::same_shape(bits_, hashes_, hash_, seed_, other.bits_, other.hashes_, other.hash_,
+                            other.seed_, why);
+}
+
+void blocked_bloom_filter::merge(const blocked_bloom_filter& other) {
+  std::string why;
+  if (!compatible_with(other, &why)) detail::throw_incompatible("merge", why);
+  std::uint64_t* w = words_.mutable_data();
+  const std::uint64_t* o = other.words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) w[i] |= o[i];
+  items_ = detail::saturating_add(items_, other.items_);
+}
+
+void blocked_bloom_filter::intersect(const blocked_bloom_filter& other) {
+  std::string why;
+  if (!compatible_with(other, &why)) detail::throw_incompatible("intersect", why);
+  std::uint64_t* w = words_.mutable_data();
+  const std::uint64_t* o = other.words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) w[i] &= o[i];
+  items_ = std::min(items_, other.items_);
+}
+
+void blocked_bloom_filter::clear() {
+  std::uint64_t* w = words_.mutable_data();
+  std::fill(w, w + words_.size(), std::uint64_t{0});
+  items_ = 0;
+}
+
+double blocked_bloom_filter::estimated_items() const noexcept {
+  // Word slot w of every block receives c_w bits per item, uniformly over its
+  // blocks * 64 bits: a classic filter with c_w hashes. Average the slots'
+  // Swamidass-Baldi estimates.
+  const std::uint32_t slots = std::min<std::uint32_t>(hashes_, 8);
+  std::array<std::uint64_t, 8> ones{};
+  const std::uint64_t* w = words_.data();
+  const std::uint64_t n_blocks = blocks();
+  for (std::uint64_t b = 0; b < n_blocks; ++b) {
+    for (std::uint32_t s = 0; s < slots; ++s) {
+      ones[s] += static_cast<std::uint64_t>(std::popcount(w[b * block_words + s]));
+    }
+  }
+  const double slot_bits = static_cast<double>(n_blocks) * 64.0;
+  double sum = 0.0;
+  for (std::uint32_t s = 0; s < slots; ++s) {
+    const std::uint32_t c = hashes_ / 8 + (s < hashes_ % 8 ? 1U : 0U);
+    sum += bloom_math::estimate_items(slot_bits, c, static_cast<double>(ones[s]));
+  }
+  return sum / slots;
+}
+
+filter_stats blocked_bloom_filter::stats() const {
+  filter_stats s;
+  s.kind = filter_kind::blocked;
+  s.hash = hash_;
+  s.seed = seed_;
+  s.bits = bits_;
+  s.hashes = hashes_;
+  s.layers = 1;
+  s.items_added = items_;
+  s.bits_set = detail::count_ones(words_.data(), words_.size());
+  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(bits_);
+  // Exact for the current bits: a stranger picks a block uniformly and in
+  // word w c_w uniform bits, so it passes with probability
+  // prod_w (ones_w / 64)^c_w in that block.
+  std::array<std::uint32_t, 8> c{};
+  for (std::uint32_t j = 0; j < hashes_; ++j) ++c[j & 7];
+  const std::uint64_t* w = words_.data();
+  const std::uint64_t n_blocks = blocks();
+  double sum = 0.0;
+  for (std::uint64_t b = 0; b < n_blocks; ++b) {
+    double pass = 1.0;
+    for (std::size_t i = 0; i < block_words && pass > 0.0; ++i) {
+      if (c[i] == 0) continue;
+      const double f = std::popcount(w[b * block_words + i]) / 64.0;
+      pass *= c[i] == 1 ? f : std::pow(f, static_cast<double>(c[i]));
+    }
+    sum += pass;
+  }
+  s.expected_fpr = sum / static_cast<double>(n_blocks);
+  s.estimated_items = estimated_items();
+  s.memory_bytes = words_.size() * sizeof(std::uint64_t);
+  return s;
+}
+
+blocked_bloom_filter blocked_bloom_filter::from_words(std::uint64_t bits, std::uint32_t hashes,
+                                                      hash_kind hash, std::uint64_t seed,
+                                                      std::uint64_t items,
+                                                      detail::word_store words) {
+  detail::check_filter_data(blocked_what, bits, hashes, max_blocked_hashes, hash, seed);
+  if (bits % block_bits != 0) {
+    throw data_error(fmt::format(
+        "a blocked filter's size must be a multiple of 512 bits, but it records {}; the data is "
+        "corrupt",
+        bits));
+  }
+  if (words.size() != bits / 64) {
+    throw data_error(fmt::format(
+        "a blocked filter of {} bits has {} words, but {} were given; the data is corrupt", bits,
+        bits / 64, words.size()));
+  }
+  blocked_bloom_filter f;
+  f.bits_ = bits;
+  f.hashes_ = hashes;
+  f.hash_ = hash;
+  f.seed_ = seed;
+  f.items_ = items;
+  f.words_ = std::move(words);
+  return f;
+}
+
+bool operator==(const blocked_bloom_filter& a, const blocked_bloom_filter& b) noexcept {
+  if (a.bits_ != b.bits_ || a.hashes_ != b.hashes_ || a.hash_ != b.hash_ || a.seed_ != b.seed_ ||
+      a.items_ != b.items_) {
+    return false;
+  }
+  const auto wa = a.words();
+  const auto wb = b.words();
+  return std::equal(wa.begin(), wa.end(), wb.begin(), wb.end());
+}
+
+}  // namespace ringbloom

@@ -1,0 +1,503 @@
+// The classic Bloom filter, the sizing math and the pieces every kind shares.
+#include "ringbloom/bloom.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+
+#include "bloom_internal.hpp"
+#include "ringbloom/detail/bloom_hashing.hpp"
+#include "ringbloom/error.hpp"
+
+namespace ringbloom {
+
+// --- kinds -------------------------------------------------------------------
+
+namespace {
+
+struct kind_entry {
+  filter_kind kind;
+  std::string_view name;
+};
+
+constexpr std::array<kind_entry, 4> kind_table = {{
+    {filter_kind::classic, "classic"},
+    {filter_kind::blocked, "blocked"},
+    {filter_kind::counting, "counting"},
+    {filter_kind::scalable, "scalable"},
+}};
+
+}  // namespace
+
+std::string_view filter_kind_name(filter_kind kind) noexcept {
+  for (const auto& e : kind_table) {
+    if (e.kind == kind) return e.name;
+  }
+  return "unknown";
+}
+
+std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept {
+  for (const auto& e : kind_table) {
+    if (e.name == name) return e.kind;
+  }
+  return std::nullopt;
+}
+
+filter_kind parse_filter_kind(std::string_view name) {
+  if (auto kind = find_filter_kind(name)) return *kind;
+  throw std::invalid_argument(fmt::format(
+      "unknown filter kind '{}'; use one of blocked (the default), classic, counting, scalable",
+      name));
+}
+
+std::optional<filter_kind> filter_kind_from_code(std::uint8_t code) noexcept {
+  for (const auto& e : kind_table) {
+    if (static_cast<std::uint8_t>(e.kind) == code) return e.kind;
+  }
+  return std::nullopt;
+}
+
+// --- bloom_math --------------------------------------------------------------
+
+double bloom_math::classic_fpr(double n, double m, double k) noexcept {
+  if (n <= 0) return 0.0;
+  // (1 - e^(-kn/m))^k = exp(k * ln(1 - e^(-kn/m))); log1p keeps precision
+  // when e^(-kn/m) is close to 1 (nearly empty filters, tiny rates).
+  return std::exp(k * std::log1p(-std::exp(-k * n / m)));
+}
+
+std::uint32_t bloom_math::optimal_hashes(double m, double n) noexcept {
+  if (n <= 0) return max_filter_hashes;
+  const double k = std::round(m / n * std::numbers::ln2);
+  return static_cast<std::uint32_t>(std::clamp(k, 1.0, static_cast<double>(max_filter_hashes)));
+}
+
+namespace {
+
+void check_n_p(std::uint64_t n, double p) {
+  if (n == 0) {
+    throw std::invalid_argument(
+        "the capacity must be at least 1 item; give the number of distinct items the filter "
+        "should hold");
+  }
+  if (!(p > 0.0 && p < 1.0)) {
+    throw std::invalid_argument(fmt::format(
+        "the false-positive rate must be between 0 and 1 (exclusive), got {}; for 1% give 0.01",
+        p));
+  }
+}
+
+[[noreturn]] void throw_too_large(std::uint64_t n, double p, double bits) {
+  throw std::invalid_argument(fmt::format(
+      "a filter for {} items at a false-positive rate of {} would need {:.3g} bits, more than the "
+      "limit of {} (128 GiB); lower the capacity or raise the rate",
+      n, p, bits, max_filter_bits));
+}
+
+}  // namespace
+
+filter_size bloom_math::classic_size_for(std::uint64_t n, double p) {
+  check_n_p(n, p);
+  const double nd = static_cast<double>(n);
+  double best_m = std::numeric_limits<double>::infinity();
+  std::uint32_t best_k = 1;
+  for (std::uint32_t k = 1; k <= max_filter_hashes; ++k) {
+    // Solve (1 - e^(-kn/m))^k = p for m: e^(-kn/m) = 1 - p^(1/k).
+    const double m = std::ceil(-static_cast<double>(k) * nd /
+                               std::log1p(-std::pow(p, 1.0 / static_cast<double>(k))));
+    if (m < best_m) {
+      best_m = m;
+      best_k = k;
+    }
+  }
+  if (!(best_m <= static_cast<double>(max_filter_bits))) throw_too_large(n, p, best_m);
+  return {std::max<std::uint64_t>(1, static_cast<std::uint64_t>(best_m)), best_k};
+}
+
+std::uint64_t bloom_math::classic_capacity_for(std::uint64_t m, std::uint32_t k,
+                                               double p) noexcept {
+  if (m == 0 || k == 0 || !(p > 0.0 && p < 1.0)) return 1;
+  const double n = -static_cast<double>(m) / k * std::log1p(-std::pow(p, 1.0 / k));
+  if (!(n >= 1.0)) return 1;
+  if (n >= 1.8e19) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(std::floor(n));
+}
+
+double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k) noexcept {
+  if (n <= 0 || m < detail::block_bits || k == 0) return n <= 0 ? 0.0 : 1.0;
+  const double blocks = static_cast<double>(m / detail::block_bits);
+  const double lambda = n / blocks;  // mean items per block
+  // c_w: bits per item in word w. For k <= 8 one bit in each of the first k
+  // words; for k > 8 the first k - 8 words get two.
+  std::array<std::uint32_t, 8> c{};
+  for (std::uint32_t j = 0; j < k; ++j) ++c[j & 7];
+  const double q = 63.0 / 64.0;  // a given bit of a word survives one bit set
+  auto inner = [&](double i) {
+    double f = 1.0;
+    for (std::uint32_t w = 0; w < 8; ++w) {
+      if (c[w] == 0) continue;
+      const double per = i * c[w];
+      f *= std::pow(-std::expm1(per * std::log(q)), c[w]);
+    }
+    return f;
+  };
+  // Poisson(lambda) terms over lambda +- (12 sd + 30): the mass left out is
+  // far below 1e-12. Very full filters are concentrated at lambda.
+  const double spread = 12.0 * std::sqrt(lambda) + 30.0;
+  if (spread > 1e5) return inner(lambda);
+  const double lo = std::max(0.0, std::floor(lambda - spread));
+  const double hi = std::ceil(lambda + spread);
+  double sum = 0.0;
+  for (double i = lo; i <= hi; i += 1.0) {
+    const double log_pmf = -lambda + i * std::log(lambda) - std::lgamma(i + 1.0);
+    sum += std::exp(log_pmf) * inner(i);
+  }
+  return std::min(sum, 1.0);
+}
+
+filter_size bloom_math::blocked_size_for(std::uint64_t n, double p) {
+  check_n_p(n, p);
+  const double nd = static_cast<double>(n);
+  const std::uint64_t max_blocks = max_filter_bits / detail::block_bits;
+  std::uint64_t best_blocks = 0;
+  std::uint32_t best_k = 1;
+  for (std::uint32_t k = 1; k <= max_blocked_hashes; ++k) {
+    auto fpr = [&](std::uint64_t blocks) {
+      return blocked_fpr(nd, blocks * detail::block_bits, k);
+    };
+    // Exponential search for an upper bound, then bisection (the rate falls
+    // as blocks are added).
+    std::uint64_t hi = std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(nd * 8.0 / static_cast<double>(detail::block_bits)));
+    while (fpr(hi) > p) {
+      if (hi >= max_blocks) break;
+      hi = std::min(max_blocks, hi * 2);
+    }
+    if (fpr(hi) > p) continue;  // this k cannot reach p within the limit
+    std::uint64_t lo = 0;       // fpr(lo) > p or lo == 0 (no filter)
+    while (hi - lo > 1) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (fpr(mid) <= p) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    if (best_blocks == 0 || hi < best_blocks) {
+      best_blocks = hi;
+      best_k = k;
+    }
+  }
+  if (best_blocks == 0) {
+    throw_too_large(n, p, static_cast<double>(max_filter_bits) * 2.0);
+  }
+  return {best_blocks * detail::block_bits, best_k};
+}
+
+double bloom_math::estimate_items(double m, double k, double bits_set) noexcept {
+  if (bits_set <= 0) return 0.0;
+  if (bits_set >= m) return std::numeric_limits<double>::infinity();
+  return -(m / k) * std::log1p(-bits_set / m);
+}
+
+double bloom_math::scalable_layer_fpr(double p, double r, std::uint32_t i) noexcept {
+  return p * (1.0 - r) * std::pow(r, static_cast<double>(i));
+}
+
+// --- shared helpers ----------------------------------------------------------
+
+namespace detail {
+
+namespace {
+
+template <class Error>
+void check_filter(std::string_view what, std::uint64_t bits, std::uint32_t hashes,
+                  std::uint32_t max_hashes, hash_kind hash, std::uint64_t seed) {
+  if (bits == 0 || bits > max_filter_bits) {
+    throw Error(fmt::format(
+        "{} needs between 1 and {} bits, got {}; give a positive size within the limit, or size "
+        "the filter from a capacity and a false-positive rate",
+        what, max_filter_bits, bits));
+  }
+  if (hashes == 0 || hashes > max_hashes) {
+    throw Error(fmt::format(
+        "{} takes between 1 and {} hashes per item, got {}; about 7 suit a 1% false-positive "
+        "rate",
+        what, max_hashes, hashes));
+  }
+  if (!hash_from_code(static_cast<std::uint8_t>(hash))) {
+    throw Error(fmt::format("{} has an unknown hash code {}; use xxh3, sha256, md5 or poly31", what,
+                            static_cast<unsigned>(hash)));
+  }
+  if (hash != hash_kind::xxh3 && seed != 0) {
+    throw Error(fmt::format(
+        "the seed {} is only used by the xxh3 hash, not by {}; use seed 0 with {}, or xxh3", seed,
+        hash_name(hash), hash_name(hash)));
+  }
+}
+
+}  // namespace
+
+void check_filter_args(std::string_view what, std::uint64_t bits, std::uint32_t hashes,
+                       std::uint32_t max_hashes, hash_kind hash, std::uint64_t seed) {
+  check_filter<std::invalid_argument>(what, bits, hashes, max_hashes, hash, seed);
+}
+
+void check_filter_data(std::string_view what, std::uint64_t bits, std::uint32_t hashes,
+                       std::uint32_t max_hashes, hash_kind hash, std::uint64_t seed) {
+  check_filter<data_error>(what, bits, hashes, max_hashes, hash, seed);
+}
+
+bool same_shape(std::uint64_t bits_a, std::uint32_t hashes_a, hash_kind hash_a,
+                std::uint64_t seed_a, std::uint64_t bits_b, std::uint32_t hashes_b,
+                hash_kind hash_b, std::uint64_t seed_b, std::string* why) {
+  std::string reason;
+  if (bits_a != bits_b) {
+    reason = fmt::format("the first has {} bits and the second {}", bits_a, bits_b);
+  } else if (hashes_a != hashes_b) {
+    reason = fmt::format("the first uses {} hashes per item and the second {}", hashes_a, hashes_b);
+  } else if (hash_a != hash_b) {
+    reason = fmt::format("the first uses the {} hash and the second {}", hash_name(hash_a),
+                         hash_name(hash_b));
+  } else if (seed_a != seed_b) {
+    reason = fmt::format("the first has seed {} and the second {}", seed_a, seed_b);
+  } else {
+    return true;
+  }
+  if (why != nullptr) *why = std::move(reason);
+  return false;
+}
+
+void throw_incompatible(std::string_view operation, const std::string& why) {
+  throw std::invalid_argument(fmt::format(
+      "cannot {} incompatible filters: {}; only filters of the same kind, size, number of "
+      "hashes, hash and seed can be combined, so create them with the same options",
+      operation, why));
+}
+
+std::uint64_t count_ones(const std::uint64_t* words, std::size_t count) noexcept {
+  std::uint64_t ones = 0;
+  for (std::size_t i = 0; i < count; ++i)
+    ones += static_cast<std::uint64_t>(std::popcount(words[i]));
+  return ones;
+}
+
+std::uint64_t* word_store::mutable_data() {
+  if (read_only()) {
+    throw std::logic_error(
+        "this filter is a read-only view of a mapped file; load it with load_filter to change it");
+  }
+  return owned_.data();
+}
+
+word_store word_store::owned_copy() const {
+  word_store copy(size());
+  std::copy(data(), data() + size(), copy.owned_.data());
+  return copy;
+}
+
+}  // namespace detail
+
+// --- bloom_filter --------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view classic_what = "a classic Bloom filter";
+
+std::size_t classic_words(std::uint64_t bits) { return static_cast<std::size_t>((bits + 63) / 64); }
+
+}  // namespace
+
+bloom_filter::bloom_filter(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
+                           std::uint64_t seed)
+    : bits_(bits), hashes_(hashes), hash_(hash), seed_(seed) {
+  detail::check_filter_args(classic_what, bits, hashes, max_filter_hashes, hash, seed);
+  words_ = detail::word_store(classic_words(bits));
+}
+
+bloom_filter bloom_filter::for_capacity(std::uint64_t capacity, double fpr, hash_kind hash,
+                                        std::uint64_t seed) {
+  const filter_size size = bloom_math::classic_size_for(capacity, fpr);
+  return bloom_filter(size.bits, size.hashes, hash, seed);
+}
+
+template <class Fn>
+void bloom_filter::for_each_position(std::string_view item, Fn&& fn) const {
+  detail::classic_positions(hash_, seed_, bits_, hashes_, item, std::forward<Fn>(fn));
+}
+
+void bloom_filter::add(std::string_view item) {
+  std::uint64_t* w = words_.mutable_data();
+  for_each_position(item, [w](std::uint64_t p) {
+    w[p >> 6] |= std::uint64_t{1} << (p & 63);
+    return true;
+  });
+  ++items_;
+}
+
+void bloom_filter::add_concurrent(std::string_view item) {
+  std::uint64_t* w = words_.mutable_data();
+  for_each_position(item, [w](std::uint64_t p) {
+    std::atomic_ref<std::uint64_t>(w[p >> 6]).fetch_or(std::uint64_t{1} << (p & 63),
+                                                       std::memory_order_relaxed);
+    return true;
+  });
+  std::atomic_ref<std::uint64_t>(items_).fetch_add(1, std::memory_order_relaxed);
+}
+
+void bloom_filter::add_hash(const hash128& h) {
+  if (hash_ != hash_kind::xxh3) {
+    throw std::logic_error("add_hash needs a filter that uses the xxh3 hash; call add instead");
+  }
+  std::uint64_t* w = words_.mutable_data();
+  detail::classic_positions_from_hash(h, bits_, hashes_, [w](std::uint64_t p) {
+    w[p >> 6] |= std::uint64_t{1} << (p & 63);
+    return true;
+  });
+  ++items_;
+}
+
+bool bloom_filter::may_contain(std::string_view item) const {
+  const std::uint64_t* w = words_.data();
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
+    return ((w[p >> 6] >> (p & 63)) & 1) != 0;
+  });
+}
+
+bool bloom_filter::may_contain_hash(const hash128& h) const noexcept {
+  const std::uint64_t* w = words_.data();
+  return detail::classic_positions_from_hash(
+      h, bits_, hashes_, [w](std::uint64_t p) { return ((w[p >> 6] >> (p & 63)) & 1) != 0; });
+}
+
+bool bloom_filter::may_contain_concurrent(std::string_view item) const {
+  const std::uint64_t* w = words_.data();
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
+    return ((detail::atomic_load(w[p >> 6]) >> (p & 63)) & 1) != 0;
+  });
+}
+
+std::vector<std::uint64_t> bloom_filter::positions(std::string_view item) const {
+  std::vector<std::uint64_t> out;
+  out.reserve(hashes_);
+  for_each_position(item, [&out](std::uint64_t p) {
+    out.push_back(p);
+    return true;
+  });
+  return out;
+}
+
+std::vector<bit_probe> bloom_filter::explain(std::string_view item) const {
+  std::vector<bit_probe> out;
+  out.reserve(hashes_);
+  for_each_position(item, [&](std::uint64_t p) {
+    out.push_back({0, p, bit(p) ? 1U : 0U});
+    return true;
+  });
+  return out;
+}
+
+bool bloom_filter::bit(std::uint64_t position) const noexcept {
+  return ((words_.data()[position >> 6] >> (position & 63)) & 1) != 0;
+}
+
+bool bloom_filter::compatible_with(const bloom_filter& other, std::string* why) const {
+  return detail::same_shape(bits_, hashes_, hash_, seed_, other.bits_, other.hashes_, other.hash_,
+                            other.seed_, why);
+}
+
+void bloom_filter::merge(const bloom_filter& other) {
+  std::string why;
+  if (!compatible_with(other, &why)) detail::throw_incompatible("merge", why);
+  std::uint64_t* w = words_.mutable_data();
+  const std::uint64_t* o = other.words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) w[i] |= o[i];
+  items_ = detail::saturating_add(items_, other.items_);
+}
+
+void bloom_filter::intersect(const bloom_filter& other) {
+  std::string why;
+  if (!compatible_with(other, &why)) detail::throw_incompatible("intersect", why);
+  std::uint64_t* w = words_.mutable_data();
+  const std::uint64_t* o = other.words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) w[i] &= o[i];
+  items_ = std::min(items_, other.items_);
+}
+
+void bloom_filter::clear() {
+  std::uint64_t* w = words_.mutable_data();
+  std::fill(w, w + words_.size(), std::uint64_t{0});
+  items_ = 0;
+}
+
+double bloom_filter::estimated_items() const noexcept {
+  return bloom_math::estimate_items(
+      static_cast<double>(bits_), hashes_,
+      static_cast<double>(detail::count_ones(words_.data(), words_.size())));
+}
+
+filter_stats bloom_filter::stats() const {
+  filter_stats s;
+  s.kind = filter_kind::classic;
+  s.hash = hash_;
+  s.seed = seed_;
+  s.bits = bits_;
+  s.hashes = hashes_;
+  s.layers = 1;
+  s.items_added = items_;
+  s.bits_set = detail::count_ones(words_.data(), words_.size());
+  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(bits_);
+  // Given the bits, a stranger's k positions are (nearly) independent and
+  // uniform, so it passes with probability fill^k.
+  s.expected_fpr = std::pow(s.fill_ratio, static_cast<double>(hashes_));
+  s.estimated_items = bloom_math::estimate_items(static_cast<double>(bits_), hashes_,
+                                                 static_cast<double>(s.bits_set));
+  s.memory_bytes = words_.size() * sizeof(std::uint64_t);
+  return s;
+}
+
+bloom_filter bloom_filter::from_words(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
+                                      std::uint64_t seed, std::uint64_t items,
+                                      detail::word_store words) {
+  detail::check_filter_data(classic_what, bits, hashes, max_filter_hashes, hash, seed);
+  if (words.size() != classic_words(bits)) {
+    throw data_error(fmt::format(
+        "a classic filter of {} bits has {} words, but {} were given; the data is corrupt", bits,
+        classic_words(bits), words.size()));
+  }
+  if (bits % 64 != 0) {
+    const std::uint64_t tail = words.data()[words.size() - 1] >> (bits % 64);
+    if (tail != 0) {
+      throw data_error(
+          "a classic filter has bits set beyond its size; the data is corrupt, restore it from a "
+          "backup or recreate the filter");
+    }
+  }
+  bloom_filter f;
+  f.bits_ = bits;
+  f.hashes_ = hashes;
+  f.hash_ = hash;
+  f.seed_ = seed;
+  f.items_ = items;
+  f.words_ = std::move(words);
+  return f;
+}
+
+bool operator==(const bloom_filter& a, const bloom_filter& b) noexcept {
+  if (a.bits_ != b.bits_ || a.hashes_ != b.hashes_ || a.hash_ != b.hash_ || a.seed_ != b.seed_ ||
+      a.items_ != b.items_) {
+    return false;
+  }
+  const auto wa = a.words();
+  const auto wb = b.words();
+  return std::equal(wa.begin(), wa.end(), wb.begin(), wb.end());
+}
+
+}  // namespace ringbloom

@@ -1,0 +1,250 @@
+// The counting Bloom filter: 4-bit saturating counters.
+#include "ringbloom/counting_bloom.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+#include "bloom_internal.hpp"
+#include "ringbloom/detail/bloom_hashing.hpp"
+#include "ringbloom/error.hpp"
+
+namespace ringbloom {
+
+namespace {
+
+constexpr std::string_view counting_what = "a counting Bloom filter";
+constexpr std::uint64_t nibble_mask = 0xf;
+constexpr std::uint64_t low_bits_of_nibbles = 0x1111111111111111ULL;
+
+std::size_t counting_words(std::uint64_t counters) {
+  return static_cast<std::size_t>((counters + 15) / 16);
+}
+
+unsigned shift_of(std::uint64_t p) { return static_cast<unsigned>((p & 15) * 4); }
+
+std::uint32_t get_counter(const std::uint64_t* w, std::uint64_t p) {
+  return static_cast<std::uint32_t>((w[p >> 4] >> shift_of(p)) & nibble_mask);
+}
+
+/// Non-zero nibbles of a word.
+std::uint64_t nonzero_nibbles(std::uint64_t x) {
+  x |= x >> 1;
+  x |= x >> 2;
+  return static_cast<std::uint64_t>(std::popcount(x & low_bits_of_nibbles));
+}
+
+}  // namespace
+
+counting_bloom_filter::counting_bloom_filter(std::uint64_t counters, std::uint32_t hashes,
+                                             hash_kind hash, std::uint64_t seed)
+    : counters_(counters), hashes_(hashes), hash_(hash), seed_(seed) {
+  detail::check_filter_args(counting_what, counters, hashes, max_filter_hashes, hash, seed);
+  words_ = detail::word_store(counting_words(counters));
+}
+
+counting_bloom_filter counting_bloom_filter::for_capacity(std::uint64_t capacity, double fpr,
+                                                          hash_kind hash, std::uint64_t seed) {
+  const filter_size size = bloom_math::classic_size_for(capacity, fpr);
+  return counting_bloom_filter(size.bits, size.hashes, hash, seed);
+}
+
+void counting_bloom_filter::add(std::string_view item) {
+  std::uint64_t* w = words_.mutable_data();
+  detail::classic_positions(hash_, seed_, counters_, hashes_, item, [w](std::uint64_t p) {
+    if (get_counter(w, p) < counter_max) w[p >> 4] += std::uint64_t{1} << shift_of(p);
+    return true;
+  });
+  ++items_;
+}
+
+void counting_bloom_filter::add_concurrent(std::string_view item) {
+  std::uint64_t* w = words_.mutable_data();
+  detail::classic_positions(hash_, seed_, counters_, hashes_, item, [w](std::uint64_t p) {
+    std::atomic_ref<std::uint64_t> word(w[p >> 4]);
+    const unsigned sh = shift_of(p);
+    std::uint64_t old = word.load(std::memory_order_relaxed);
+    while (((old >> sh) & nibble_mask) < counter_max &&
+           !word.compare_exchange_weak(old, old + (std::uint64_t{1} << sh),
+                                       std::memory_order_relaxed)) {
+    }
+    return true;
+  });
+  std::atomic_ref<std::uint64_t>(items_).fetch_add(1, std::memory_order_relaxed);
+}
+
+void counting_bloom_filter::remove(std::string_view item) {
+  std::vector<std::uint64_t> ps = positions(item);
+  std::sort(ps.begin(), ps.end());
+  const std::uint64_t* r = words_.data();
+  // Check everything first so that a refusal leaves the filter unchanged.
+  for (std::size_t i = 0; i < ps.size();) {
+    std::size_t j = i;
+    while (j < ps.size() && ps[j] == ps[i]) ++j;
+    const std::uint32_t c = get_counter(r, ps[i]);
+    if (c != counter_max && c < j - i) {
+      throw std::invalid_argument(fmt::format(
+          "cannot remove '{}': it is not in the filter (its counter at position {} is {}); "
+          "remove only items that were added",
+          item, ps[i], c));
+    }
+    i = j;
+  }
+  std::uint64_t* w = words_.mutable_data();
+  for (std::uint64_t p : ps) {
+    // A saturated counter's true count is unknown; decrementing it could
+    // reach 0 while other items still rely on it (a false negative).
+    if (get_counter(w, p) != counter_max) w[p >> 4] -= std::uint64_t{1} << shift_of(p);
+  }
+  if (items_ > 0) --items_;
+}
+
+bool counting_bloom_filter::may_contain(std::string_view item) const {
+  const std::uint64_t* w = words_.data();
+  return detail::classic_positions(hash_, seed_, counters_, hashes_, item,
+                                   [w](std::uint64_t p) { return get_counter(w, p) != 0; });
+}
+
+bool counting_bloom_filter::may_contain_concurrent(std::string_view item) const {
+  const std::uint64_t* w = words_.data();
+  return detail::classic_positions(hash_, seed_, counters_, hashes_, item, [w](std::uint64_t p) {
+    return ((detail::atomic_load(w[p >> 4]) >> shift_of(p)) & nibble_mask) != 0;
+  });
+}
+
+std::vector<std::uint64_t> counting_bloom_filter::positions(std::string_view item) const {
+  std::vector<std::uint64_t> out;
+  out.reserve(hashes_);
+  detail::classic_positions(hash_, seed_, counters_, hashes_, item, [&out](std::uint64_t p) {
+    out.push_back(p);
+    return true;
+  });
+  return out;
+}
+
+std::vector<bit_probe> counting_bloom_filter::explain(std::string_view item) const {
+  std::vector<bit_probe> out;
+  for (std::uint64_t p : positions(item)) out.push_back({0, p, counter(p)});
+  return out;
+}
+
+std::uint32_t counting_bloom_filter::counter(std::uint64_t position) const noexcept {
+  return get_counter(words_.data(), position);
+}
+
+bool counting_bloom_filter::compatible_with(const counting_bloom_filter& other,
+                                            std::string* why) const {
+  return detail::same_shape(counters_, hashes_, hash_, seed_, other.counters_, other.hashes_,
+                            other.hash_, other.seed_, why);
+}
+
+void counting_bloom_filter::merge(const counting_bloom_filter& other) {
+  std::string why;
+  if (!compatible_with(other, &why)) detail::throw_incompatible("merge", why);
+  std::uint64_t* w = words_.mutable_data();
+  const std::uint64_t* o = other.words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    std::uint64_t out = 0;
+    for (unsigned sh = 0; sh < 64; sh += 4) {
+      const std::uint64_t sum = ((w[i] >> sh) & nibble_mask) + ((o[i] >> sh) & nibble_mask);
+      out |= std::min<std::uint64_t>(sum, counter_max) << sh;
+    }
+    w[i] = out;
+  }
+  items_ = detail::saturating_add(items_, other.items_);
+}
+
+void counting_bloom_filter::intersect(const counting_bloom_filter& other) {
+  std::string why;
+  if (!compatible_with(other, &why)) detail::throw_incompatible("intersect", why);
+  std::uint64_t* w = words_.mutable_data();
+  const std::uint64_t* o = other.words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    std::uint64_t out = 0;
+    for (unsigned sh = 0; sh < 64; sh += 4) {
+      out |= std::min((w[i] >> sh) & nibble_mask, (o[i] >> sh) & nibble_mask) << sh;
+    }
+    w[i] = out;
+  }
+  items_ = std::min(items_, other.items_);
+}
+
+void counting_bloom_filter::clear() {
+  std::uint64_t* w = words_.mutable_data();
+  std::fill(w, w + words_.size(), std::uint64_t{0});
+  items_ = 0;
+}
+
+std::uint64_t counting_bloom_filter::saturated_counters() const noexcept {
+  std::uint64_t n = 0;
+  const std::uint64_t* w = words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    // A nibble is 15 exactly when all four of its bits are set.
+    std::uint64_t x = w[i] & (w[i] >> 1);
+    x &= x >> 2;
+    n += static_cast<std::uint64_t>(std::popcount(x & low_bits_of_nibbles));
+  }
+  return n;
+}
+
+double counting_bloom_filter::estimated_items() const noexcept { return stats().estimated_items; }
+
+filter_stats counting_bloom_filter::stats() const {
+  filter_stats s;
+  s.kind = filter_kind::counting;
+  s.hash = hash_;
+  s.seed = seed_;
+  s.bits = counters_;
+  s.hashes = hashes_;
+  s.layers = 1;
+  s.items_added = items_;
+  const std::uint64_t* w = words_.data();
+  for (std::size_t i = 0; i < words_.size(); ++i) s.bits_set += nonzero_nibbles(w[i]);
+  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(counters_);
+  s.expected_fpr = std::pow(s.fill_ratio, static_cast<double>(hashes_));
+  s.estimated_items = bloom_math::estimate_items(static_cast<double>(counters_), hashes_,
+                                                 static_cast<double>(s.bits_set));
+  s.memory_bytes = words_.size() * sizeof(std::uint64_t);
+  return s;
+}
+
+counting_bloom_filter counting_bloom_filter::from_words(std::uint64_t counters,
+                                                        std::uint32_t hashes, hash_kind hash,
+                                                        std::uint64_t seed, std::uint64_t items,
+                                                        detail::word_store words) {
+  detail::check_filter_data(counting_what, counters, hashes, max_filter_hashes, hash, seed);
+  if (words.size() != counting_words(counters)) {
+    throw data_error(fmt::format(
+        "a counting filter of {} counters has {} words, but {} were given; the data is corrupt",
+        counters, counting_words(counters), words.size()));
+  }
+  if (counters % 16 != 0 && (words.data()[words.size() - 1] >> ((counters % 16) * 4)) != 0) {
+    throw data_error(
+        "a counting filter has counters set beyond its size; the data is corrupt, restore it "
+        "from a backup or recreate the filter");
+  }
+  counting_bloom_filter f;
+  f.counters_ = counters;
+  f.hashes_ = hashes;
+  f.hash_ = hash;
+  f.seed_ = seed;
+  f.items_ = items;
+  f.words_ = std::move(words);
+  return f;
+}
+
+bool operator==(const counting_bloom_filter& a, const counting_bloom_filter& b) noexcept {
+  if (a.counters_ != b.counters_ || a.hashes_ != b.hashes_ || a.hash_ != b.hash_ ||
+      a.seed_ != b.seed_ || a.items_ != b.items_) {
+    return false;
+  }
+  const auto wa = a.words();
+  const auto wb = b.words();
+  return std::equal(wa.begin(), wa.end(), wb.begin(), wb.end());
+}
+
+}  // namespace ringbloom
