@@ -1,45 +1,66 @@
-// `ringbloom demo`: the tour of the two seed lessons, replayed on the library.
+// `ringbloom demo`: the tour of the two seed lessons, replayed on the library
+// (ringbloom/tour.hpp computes; tour_text/json/html.cpp print).
 #include <fmt/core.h>
 
-#include <cstdint>
+#include <filesystem>
+#include <memory>
 #include <string>
+#include <system_error>
 
 #include "commands.hpp"
-#include "ringbloom/hash.hpp"
+#include "ringbloom/detail/file_io.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/tour.hpp"
+#include "tour_render.hpp"
 
 namespace ringbloom::cli {
 namespace {
 
-// Fraction of key-0..key-(count-1) whose shard changes under hash % n when n
-// grows by one.
-double modulo_moved_fraction(hash_kind hash, std::uint64_t nodes, int count) {
-  int moved = 0;
-  for (int i = 0; i < count; ++i) {
-    const std::uint64_t h = hash64(hash, "key-" + std::to_string(i));
-    moved += (h % nodes != h % (nodes + 1)) ? 1 : 0;
+struct demo_options {
+  bool json = false;
+  std::string report_dir;
+};
+
+void write_report(const std::string& dir, const tour::tour_result& tour) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw io_error(
+        fmt::format("cannot create the report directory '{}': {}; check the path and "
+                    "its permissions",
+                    dir, ec.message()));
   }
-  return static_cast<double>(moved) / count;
+  const std::filesystem::path path = std::filesystem::path(dir) / "index.html";
+  detail::write_file_atomic(path, render_tour_html(tour));
+  fmt::print("ringbloom demo: wrote {}\n", path.string());
 }
 
-void run_demo() {
-  fmt::print("ringbloom tour: consistent hashing and Bloom filters, replayed on the library\n\n");
-  fmt::print("1. hash % N when a node is added (keys key-0..key-19999)\n");
-  fmt::print("   {:<10} {:>10} {:>10}\n", "nodes", "sha256", "xxh3");
-  for (std::uint64_t n : {4u, 10u}) {
-    fmt::print("   {:<10} {:>9.1f}% {:>9.1f}%\n", fmt::format("{} -> {}", n, n + 1),
-               100 * modulo_moved_fraction(hash_kind::sha256, n, 20000),
-               100 * modulo_moved_fraction(hash_kind::xxh3, n, 20000));
+void run_demo(const demo_options& options) {
+  const tour::tour_result tour = tour::run_tour();
+  if (!options.report_dir.empty()) {
+    write_report(options.report_dir, tour);
+    return;
   }
-  fmt::print(
-      "   The German lesson measured 79.6% and 90.8% with sha256: almost every key moves.\n");
+  if (options.json) {
+    print_json(tour_to_json(tour));
+    return;
+  }
+  fmt::print("{}", render_tour_text(tour, use_color()));
 }
 
 }  // namespace
 
 void add_demo_command(CLI::App& app, context& /*ctx*/) {
-  auto* demo = app.add_subcommand("demo", "Replay the experiments of the two seed lessons");
-  set_example(*demo, "ringbloom demo");
-  demo->callback(run_demo);
+  auto* demo = app.add_subcommand(
+      "demo", "Replay the experiments of the two seed lessons on the library, with figures");
+  auto options = std::make_shared<demo_options>();
+  auto* json = demo->add_flag("--json", options->json, "Print every figure as JSON (docs/tour.md)");
+  demo->add_option("--report", options->report_dir,
+                   "Write a self-contained HTML report with charts to DIR/index.html")
+      ->type_name("DIR")
+      ->excludes(json);
+  set_example(*demo, "ringbloom demo --report out/ && xdg-open out/index.html");
+  demo->callback([options] { run_demo(*options); });
 }
 
 }  // namespace ringbloom::cli

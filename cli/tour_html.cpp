@@ -1,0 +1,599 @@
+// `ringbloom demo --report DIR`: the tour as one self-contained HTML page,
+// tables and inline SVG charts, no script and nothing fetched.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ringbloom/hash.hpp"
+#include "ringbloom/version.hpp"
+#include "tour_render.hpp"
+
+namespace ringbloom::cli {
+namespace {
+
+namespace t = ringbloom::tour;
+
+std::string pct(double x, int decimals = 1) { return fmt::format("{:.{}f}%", 100 * x, decimals); }
+std::string name(hash_kind h) { return std::string(hash_name(h)); }
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// --- tables ------------------------------------------------------------------
+
+std::string html_table(const std::vector<std::string>& header,
+                       const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "<table><thead><tr>";
+  for (const auto& h : header) out += "<th>" + escape(h) + "</th>";
+  out += "</tr></thead><tbody>";
+  for (const auto& row : rows) {
+    out += "<tr>";
+    for (const auto& cell : row) out += "<td>" + escape(cell) + "</td>";
+    out += "</tr>";
+  }
+  return out + "</tbody></table>\n";
+}
+
+// --- charts ------------------------------------------------------------------
+
+constexpr double chart_width = 640;
+constexpr double chart_height = 300;
+constexpr double left = 60, right = 150, top = 20, bottom = 44;
+constexpr double plot_width = chart_width - left - right;
+constexpr double plot_height = chart_height - top - bottom;
+
+enum class mark { line, dashed, points };
+
+struct series {
+  std::string name;
+  std::string color;
+  mark kind = mark::line;
+  std::vector<std::pair<double, double>> data;
+};
+
+struct xy_chart {
+  std::string id;
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  bool log_x = false;
+  bool y_percent = false;
+  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+  std::vector<double> x_ticks;
+  std::vector<double> y_ticks;
+  std::vector<series> lines;
+};
+
+std::string num(double v) { return fmt::format("{:.1f}", v); }
+
+std::string tick_label(double v, bool percent) {
+  if (percent) return fmt::format("{:g}%", std::round(v * 1000) / 10);
+  return fmt::format("{:g}", v);
+}
+
+std::string svg_open(const std::string& id, const std::string& title) {
+  return fmt::format(
+      "<svg class=\"chart\" id=\"{0}\" data-chart=\"{0}\" xmlns=\"http://www.w3.org/2000/svg\" "
+      "viewBox=\"0 0 {1} {2}\" width=\"{1}\" height=\"{2}\" role=\"img\" "
+      "aria-label=\"{3}\">\n<title>{3}</title>\n",
+      id, chart_width, chart_height, escape(title));
+}
+
+std::string legend(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string out = "<g class=\"legend\">";
+  double y = top + 8;
+  for (const auto& [label, color] : entries) {
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" "
+        "class=\"lg\">{}</text>",
+        num(chart_width - right + 14), num(y - 10), color, num(chart_width - right + 32), num(y),
+        escape(label));
+    y += 20;
+  }
+  return out + "</g>\n";
+}
+
+std::string axes(const std::string& x_label, const std::string& y_label) {
+  return fmt::format(
+      "<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>"
+      "<line class=\"axis\" x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\"/>"
+      "<text class=\"al\" x=\"{4}\" y=\"{5}\" text-anchor=\"middle\">{6}</text>"
+      "<text class=\"al\" transform=\"translate(14 {7}) rotate(-90)\" "
+      "text-anchor=\"middle\">{8}</text>\n",
+      num(left), num(top + plot_height), num(left + plot_width), num(top),
+      num(left + plot_width / 2), num(chart_height - 6), escape(x_label),
+      num(top + plot_height / 2), escape(y_label));
+}
+
+std::string render(const xy_chart& c) {
+  auto sx = [&](double x) {
+    if (c.log_x) {
+      return left + plot_width * (std::log10(x) - std::log10(c.x_min)) /
+                        (std::log10(c.x_max) - std::log10(c.x_min));
+    }
+    return left + plot_width * (x - c.x_min) / (c.x_max - c.x_min);
+  };
+  auto sy = [&](double y) {
+    const double clamped = std::clamp(y, c.y_min, c.y_max);
+    return top + plot_height * (1 - (clamped - c.y_min) / (c.y_max - c.y_min));
+  };
+  std::string out = svg_open(c.id, c.title);
+  for (double y : c.y_ticks) {
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><text class=\"tk\" "
+        "x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>",
+        num(left), num(sy(y)), num(left + plot_width), num(left - 6), num(sy(y) + 4),
+        tick_label(y, c.y_percent));
+  }
+  for (double x : c.x_ticks) {
+    out += fmt::format("<text class=\"tk\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                       num(sx(x)), num(top + plot_height + 16), tick_label(x, false));
+  }
+  out += "\n" + axes(c.x_label, c.y_label);
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const series& s : c.lines) {
+    entries.emplace_back(s.name, s.color);
+    out += fmt::format("<g class=\"series\" data-series=\"{}\" data-points=\"{}\">", escape(s.name),
+                       s.data.size());
+    if (s.kind == mark::points) {
+      for (const auto& [x, y] : s.data) {
+        out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>", num(sx(x)),
+                           num(sy(y)), s.color);
+      }
+    } else {
+      std::string d;
+      for (const auto& [x, y] : s.data) {
+        d += fmt::format("{}{} {}", d.empty() ? "M" : " L", num(sx(x)), num(sy(y)));
+      }
+      out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>", d,
+                         s.color, s.kind == mark::dashed ? " stroke-dasharray=\"6 4\"" : "");
+    }
+    out += "</g>\n";
+  }
+  out += legend(entries);
+  return out + "</svg>\n";
+}
+
+// Grouped vertical bars: one group per category, one bar per series.
+std::string bar_chart(const std::string& id, const std::string& title,
+                      const std::vector<std::string>& categories, const std::vector<series>& bars,
+                      double y_max, double reference, const std::string& reference_label) {
+  auto sy = [&](double y) { return top + plot_height * (1 - std::min(y, y_max) / y_max); };
+  std::string out = svg_open(id, title);
+  for (double y = 0; y <= y_max + 1e-9; y += 0.1) {
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><text class=\"tk\" "
+        "x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>",
+        num(left), num(sy(y)), num(left + plot_width), num(left - 6), num(sy(y) + 4),
+        tick_label(y, true));
+  }
+  const double group = plot_width / static_cast<double>(categories.size());
+  const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(1, bars.size()));
+  for (std::size_t c = 0; c < categories.size(); ++c) {
+    out += fmt::format("<text class=\"tk\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                       num(left + group * (static_cast<double>(c) + 0.5)),
+                       num(top + plot_height + 16), escape(categories[c]));
+  }
+  out += "\n" + axes("node", "share of the keys");
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (std::size_t s = 0; s < bars.size(); ++s) {
+    entries.emplace_back(bars[s].name, bars[s].color);
+    out += fmt::format("<g class=\"series\" data-series=\"{}\" data-points=\"{}\">",
+                       escape(bars[s].name), bars[s].data.size());
+    for (const auto& [c, y] : bars[s].data) {
+      const double x = left + group * c + group * 0.1 + bar * static_cast<double>(s);
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}</title></rect>",
+          num(x), num(sy(y)), num(bar - 2), num(top + plot_height - sy(y)), bars[s].color,
+          escape(pct(y)));
+    }
+    out += "</g>\n";
+  }
+  out += fmt::format("<line class=\"ref\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", num(left),
+                     num(sy(reference)), num(left + plot_width));
+  entries.emplace_back(reference_label, "#555");
+  out += legend(entries);
+  return out + "</svg>\n";
+}
+
+std::string figure(const std::string& svg, const std::string& caption) {
+  return "<figure>" + svg + "<figcaption>" + escape(caption) + "</figcaption></figure>\n";
+}
+
+// --- sections ------------------------------------------------------------------
+
+const char* const style = R"(
+body { font: 15px/1.5 system-ui, sans-serif; color: #1d1d1f; max-width: 1000px; margin: 2em auto; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+p.what { color: #444; } p.means { background: #f4f7fb; border-left: 3px solid #3b6fb6; padding: 0.4em 0.8em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #e4e4e4; text-align: right; }
+th:first-child, td:first-child { text-align: left; } th { background: #f3f3f3; }
+figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.9em; }
+svg.chart { background: #fff; border: 1px solid #e4e4e4; }
+svg .axis { stroke: #333; } svg .grid { stroke: #eee; } svg .ref { stroke: #555; stroke-dasharray: 4 3; }
+svg .tk { font-size: 11px; fill: #555; } svg .al { font-size: 12px; fill: #333; } svg .lg { font-size: 12px; fill: #333; }
+code { background: #f3f3f3; padding: 0 3px; }
+)";
+
+void section_rebalance(std::string& h, const t::tour_result& tour) {
+  const auto& s = tour.rebalance;
+  h += "<section id=\"rebalance\"><h2>1. <code>hash % N</code> against the ring, when a node "
+       "joins</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\">Keys key-0..key-{}; nodes n1..nN, the ring with {} virtual "
+      "nodes per node; then n(N+1) joins.</p>\n",
+      tour.options.keys - 1, s.vnodes);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : s.rows) {
+    rows.push_back({name(r.hash), fmt::format("{} → {}", r.from_nodes, r.from_nodes + 1),
+                    fmt::format("{} ({})", pct(r.modulo_fraction(), 2), r.modulo_moved),
+                    fmt::format("{} ({})", pct(r.ring_fraction(), 2), r.ring_moved),
+                    fmt::format("{}", r.ring_moved_to_new), pct(r.ideal_fraction(), 2)});
+  }
+  h += html_table(
+      {"hash", "N → N+1", "hash % N moved", "ring moved", "onto the new node", "ideal 1/(N+1)"},
+      rows);
+  xy_chart c;
+  c.id = "chart-moved";
+  c.title = fmt::format("Keys moved when node N+1 joins ({})", name(s.curve_hash));
+  c.x_label = "N (nodes before the join)";
+  c.y_label = "keys moved";
+  c.y_percent = true;
+  c.x_min = 1;
+  c.x_max = std::max<double>(2, s.curve.empty() ? 2 : s.curve.back().from_nodes);
+  for (double x = 1; x <= c.x_max; x += c.x_max > 10 ? 3 : 1) c.x_ticks.push_back(x);
+  c.y_ticks = {0, 0.25, 0.5, 0.75, 1.0};
+  series modulo{"hash % N", "#d1495b", mark::line, {}};
+  series ring{"ring", "#3b6fb6", mark::line, {}};
+  series ideal{"1/(N+1)", "#888", mark::dashed, {}};
+  for (const auto& p : s.curve) {
+    modulo.data.emplace_back(p.from_nodes, p.modulo);
+    ring.data.emplace_back(p.from_nodes, p.ring);
+    ideal.data.emplace_back(p.from_nodes, p.ideal);
+  }
+  c.lines = {modulo, ring, ideal};
+  h += figure(render(c),
+              "hash % N moves a growing majority of the keys; the ring follows "
+              "1/(N+1), the share the new node should take.");
+  using lf = t::lesson_figures;
+  h += fmt::format(
+      "<p class=\"means\">The German lesson printed {} and {} for <code>hash % N</code> with "
+      "sha256, and lab11 says about {} against about {} for the ring. The remainder changes with "
+      "the divisor, so almost every key moves; on the ring only the keys just before the new "
+      "node's points move, and all of them onto the new node. With poly31 the ring moves nothing "
+      "here only because every key sits on one node (section 4).</p></section>\n",
+      pct(lf::modulo_4_to_5), pct(lf::modulo_10_to_11), pct(lf::lab11_modulo, 0),
+      pct(lf::lab11_ring, 0));
+}
+
+void section_removal(std::string& h, const t::tour_result& tour) {
+  h += "<section id=\"removal\"><h2>2. A node leaves the ring</h2>\n";
+  h += "<p class=\"what\">Nodes n1..n5 (sha256 points); n3 is removed.</p>\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : tour.removal) {
+    std::string takers;
+    for (const auto& [node, count] : c.moved_to) {
+      takers += fmt::format("{}{}={}", takers.empty() ? "" : " ", node, count);
+    }
+    rows.push_back({fmt::format("{}", c.vnodes), fmt::format("{}", c.keys_on_removed),
+                    fmt::format("{}", c.moved), fmt::format("{}", c.moved_from_others),
+                    fmt::format("{}", c.moved_to_clockwise_neighbour), takers});
+  }
+  h += html_table({"vnodes", "keys on n3", "moved", "moved from others",
+                   "to the next point "
+                   "clockwise",
+                   "taken by"},
+                  rows);
+  h += "<p class=\"means\">Only the removed node's keys move, each to the next point clockwise. "
+       "With one point per node a single neighbour inherits the whole load; with many points it "
+       "spreads over every remaining node.</p></section>\n";
+}
+
+void section_vnodes(std::string& h, const t::tour_result& tour) {
+  const auto& s = tour.vnodes;
+  h += "<section id=\"vnodes\"><h2>3. Virtual nodes: balance, memory and the cost of a "
+       "change</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\">Nodes n1..n4, keys key-0..key-{}: each node's share of the "
+      "keys.</p>\n",
+      tour.options.keys - 1);
+  std::vector<std::string> header{"hash", "vnodes"};
+  if (!s.shares.empty()) {
+    for (const auto& n : s.shares.front().nodes) header.push_back(n);
+  }
+  header.push_back("min–max");
+  header.push_back("peak/avg");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& t : s.shares) {
+    std::vector<std::string> row{name(t.hash), fmt::format("{}", t.vnodes)};
+    for (double x : t.key_shares) row.push_back(pct(x));
+    row.push_back(fmt::format("{}–{}", pct(t.min_share()), pct(t.max_share())));
+    row.push_back(fmt::format("{:.3f}", t.peak_to_average));
+    rows.push_back(row);
+  }
+  h += html_table(header, rows);
+
+  // Load bars: the lesson's hash, 1 against the options' vnodes.
+  std::vector<series> bars;
+  std::vector<std::string> categories;
+  const char* colors[] = {"#d1495b", "#3b6fb6"};
+  for (const auto& t : s.shares) {
+    if (t.hash != hash_kind::sha256) continue;
+    series b{fmt::format("{} vnode{}", t.vnodes, t.vnodes == 1 ? "" : "s"),
+             colors[bars.size() % 2],
+             mark::line,
+             {}};
+    for (std::size_t i = 0; i < t.key_shares.size(); ++i) b.data.emplace_back(i, t.key_shares[i]);
+    categories = t.nodes;
+    bars.push_back(b);
+  }
+  double top_share = 0.3;
+  for (const auto& b : bars) {
+    for (const auto& d : b.data) top_share = std::max(top_share, d.second);
+  }
+  const double even = categories.empty() ? 0 : 1.0 / static_cast<double>(categories.size());
+  h += figure(bar_chart("chart-load", "Share of the keys per node, sha256", categories, bars,
+                        std::ceil(top_share * 10) / 10, even, "even share"),
+              "One point per node leaves shares far apart; 100 points bring every node close to "
+              "an even quarter.");
+  using lf = t::lesson_figures;
+  h += fmt::format(
+      "<p class=\"means\">The German lesson measured {}–{} with one point per node "
+      "and {}–{} with 100 (sha256).</p>\n",
+      pct(lf::share_1_vnode_low, 0), pct(lf::share_1_vnode_high, 0),
+      pct(lf::share_100_vnodes_low, 0), pct(lf::share_100_vnodes_high, 0));
+
+  h += fmt::format(
+      "<p class=\"what\">Sweep: {} nodes ({}) with 1 to {} points each; then one "
+      "more node joins.</p>\n",
+      s.sweep_nodes, name(s.sweep_hash), s.sweep.empty() ? 0u : s.sweep.back().vnodes);
+  rows.clear();
+  for (const auto& r : s.sweep) {
+    rows.push_back({fmt::format("{}", r.vnodes), fmt::format("{}", r.points),
+                    fmt::format("{:.1f} KiB", static_cast<double>(r.memory_bytes) / 1024),
+                    fmt::format("{:.3f}", r.space_peak_to_average),
+                    fmt::format("{:.3f}", r.key_peak_to_average), fmt::format("{}", r.add_points),
+                    fmt::format("{}", r.add_donors), pct(r.add_moved_space)});
+  }
+  h += html_table({"vnodes", "points", "ring memory", "peak/avg (space)", "peak/avg (keys)",
+                   "add: points inserted", "add: donor nodes", "add: space moved"},
+                  rows);
+  xy_chart c;
+  c.id = "chart-balance";
+  c.title = "Peak-to-average load against virtual nodes per node";
+  c.x_label = "virtual nodes per node (log scale)";
+  c.y_label = "peak / average";
+  c.log_x = true;
+  c.x_min = 1;
+  c.x_max = 1000;
+  double y_top = 1.5;
+  series space{"hash space", "#3b6fb6", mark::line, {}};
+  series keys{"keys", "#e09f3e", mark::points, {}};
+  for (const auto& r : s.sweep) {
+    c.x_max = std::max<double>(c.x_max, r.vnodes);
+    space.data.emplace_back(r.vnodes, r.space_peak_to_average);
+    keys.data.emplace_back(r.vnodes, r.key_peak_to_average);
+    y_top = std::max({y_top, r.space_peak_to_average, r.key_peak_to_average});
+  }
+  c.y_min = 1;
+  c.y_max = std::ceil(y_top * 2) / 2;
+  for (double x = 1; x <= c.x_max * 1.0001; x *= 10) c.x_ticks.push_back(x);
+  const double step = c.y_max - c.y_min > 2 ? 1 : 0.25;
+  for (double y = c.y_min; y <= c.y_max + 1e-9; y += step) c.y_ticks.push_back(y);
+  c.lines = {space, keys};
+  h += figure(render(c),
+              "The busiest node's load over the average falls towards 1 as points "
+              "are added; keys add a little sampling noise on top of the ring's own "
+              "imbalance.");
+  h += "<p class=\"means\">lab11's table, measured: more points even out the load and let a new "
+       "node take its share from many donors instead of one, at the price of memory and of one "
+       "insertion per point on every change.</p></section>\n";
+}
+
+void section_poly31(std::string& h, const t::tour_result& tour) {
+  const auto& p = tour.poly31;
+  h += "<section id=\"poly31\"><h2>4. lab11's hash (poly31) on short keys</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\"><code>poly31(\"key-1\")</code> = {}, "
+      "<code>poly31(\"key-2\")</code> = {}: they differ by {}. {} of {} consecutive "
+      "keys of equal length hash exactly 1 apart.</p>\n",
+      p.hash_key_1, p.hash_key_2, p.hash_key_2 - p.hash_key_1, p.adjacent_pairs,
+      p.adjacent_pairs_checked);
+  std::vector<std::vector<std::string>> rows;
+  auto row = [&](const std::string& hname, const t::spread& keys, const t::spread& points,
+                 const t::share_table& shares) {
+    std::vector<std::string> r{hname, fmt::format("{} / {}", keys.occupied_arcs, keys.arcs),
+                               fmt::format("{} / {}", points.occupied_arcs, points.arcs)};
+    for (double x : shares.key_shares) r.push_back(pct(x));
+    r.push_back(fmt::format("{:.3f}", shares.peak_to_average));
+    rows.push_back(r);
+  };
+  row("poly31", p.poly31_keys, p.poly31_points, p.poly31_shares);
+  row("xxh3", p.xxh3_keys, p.xxh3_points, p.xxh3_shares);
+  h += html_table(
+      {"hash", "arcs holding keys", "arcs holding points", "n1", "n2", "n3", "n4", "peak/avg"},
+      rows);
+  h += fmt::format(
+      "<p class=\"means\">The ring cut into {} equal arcs: a polynomial hash keeps keys that share "
+      "a prefix next to each other, so {} keys crowd into a few arcs and one node takes nearly "
+      "all of them; xxh3 mixes every bit and spreads them over the whole ring. That is why "
+      "poly31 is kept only to reproduce lab11, and xxh3 is the default.</p></section>\n",
+      p.poly31_keys.arcs, p.poly31_keys.values);
+}
+
+void section_exercises(std::string& h, const t::tour_result& tour) {
+  h += "<section id=\"exercises\"><h2>5. The German lesson's rings, by the library</h2>\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : tour.exercises) {
+    std::string nodes;
+    for (const auto& n : e.nodes) {
+      for (auto token : n.tokens) {
+        nodes += fmt::format("{}{} {}", nodes.empty() ? "" : ", ", n.name, token);
+      }
+    }
+    std::string keys;
+    for (auto k : e.key_hashes) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k);
+    rows.push_back(
+        {e.name, nodes, keys, e.before, e.change, e.after, fmt::format("{}", e.moved),
+         fmt::format("{} → {}, {} moved", e.lesson_before, e.lesson_after, e.lesson_moved)});
+  }
+  h += html_table({"example", "nodes at", "keys at", "before", "change", "after", "moved",
+                   "the lesson's answer"},
+                  rows);
+  h += "<p class=\"means\">Computed with <code>add_node_at</code> (explicit tokens) and "
+       "<code>node_for_hash</code>: past the last point a key wraps to the first. Only the keys "
+       "between the changed point and its predecessor change owner.</p></section>\n";
+}
+
+void section_bloom(std::string& h, const t::tour_result& tour) {
+  const auto& b = tour.bloom;
+  const auto& w = b.walkthrough;
+  h += "<section id=\"bloom\"><h2>6. Bloom filters</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\">m = {}, k = {}, positions {}(\"i:item\") mod m; anna and "
+      "bora are added. Bits, bit 0 first: <code>{}</code></p>\n",
+      w.size.bits, w.size.hashes, name(w.hash), w.bit_string);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : w.probes) {
+    std::string positions, bits, by;
+    for (std::size_t i = 0; i < p.positions.size(); ++i) {
+      positions += fmt::format("{}{}", i ? ", " : "", p.positions[i]);
+      bits += p.bits[i] ? '1' : '0';
+      std::string names;
+      for (const auto& n : p.set_by[i]) names += (names.empty() ? "" : "+") + n;
+      by += fmt::format("{}{}: {}", i ? "; " : "", p.positions[i], names.empty() ? "–" : names);
+    }
+    rows.push_back({p.item, p.added ? "yes" : "no", positions, bits,
+                    !p.may_contain ? "definitely absent"
+                    : p.added      ? "maybe (added)"
+                                   : "maybe (false positive)",
+                    by});
+  }
+  h += html_table({"item", "added", "positions", "bits", "answer", "bits set by"}, rows);
+
+  rows.clear();
+  for (const auto& e : b.exercise) {
+    rows.push_back({name(e.hash), fmt::format("{}", e.false_negatives),
+                    fmt::format("{} / {}", e.false_positives, e.strangers), pct(e.measured(), 2),
+                    pct(e.formula, 2), pct(e.expected_from_bits, 2)});
+  }
+  if (!b.exercise.empty()) {
+    const auto& e0 = b.exercise.front();
+    h += fmt::format(
+        "<p class=\"what\">The exercise: {} addresses in m = {}, k = {}, probed with "
+        "{} other addresses.</p>\n",
+        e0.items, e0.size.bits, e0.size.hashes, e0.strangers);
+  }
+  h += html_table({"hash", "false negatives", "false positives", "measured", "(1−e^(−kn/m))^k",
+                   "predicted from the bits"},
+                  rows);
+
+  const auto& f = b.fill;
+  h += fmt::format(
+      "<p class=\"what\">Filling past capacity: a classic filter (xxh3) sized for {} "
+      "items at {} (m = {}, k = {}), probed with {} strangers at each step.</p>\n",
+      f.capacity, pct(f.target_fpr, 0), f.size.bits, f.size.hashes, f.strangers);
+  rows.clear();
+  for (const auto& p : f.points) {
+    rows.push_back({fmt::format("{}", p.items), fmt::format("{:.2f}×", p.load), pct(p.fill_ratio),
+                    pct(p.measured, 2), pct(p.formula, 2)});
+  }
+  h += html_table({"items", "load", "bits set", "measured", "formula"}, rows);
+  xy_chart c;
+  c.id = "chart-fpr";
+  c.title = "False-positive rate as the filter fills";
+  c.x_label = "items / capacity";
+  c.y_label = "false-positive rate";
+  c.y_percent = true;
+  c.x_min = 0;
+  c.x_max = f.formula_curve.empty() ? 1 : std::max(1.0, f.formula_curve.back().load);
+  double y_top = 0.05;
+  series curve{"formula", "#3b6fb6", mark::line, {}};
+  series measured{"measured", "#d1495b", mark::points, {}};
+  for (const auto& p : f.formula_curve) {
+    curve.data.emplace_back(p.load, p.formula);
+    y_top = std::max(y_top, p.formula);
+  }
+  for (const auto& p : f.points) {
+    measured.data.emplace_back(p.load, p.measured);
+    y_top = std::max(y_top, p.measured);
+  }
+  c.y_max = std::ceil(y_top * 10) / 10;
+  for (double x = 0; x <= c.x_max + 1e-9; x += 0.5) c.x_ticks.push_back(x);
+  for (double y = 0; y <= c.y_max + 1e-9; y += c.y_max > 0.3 ? 0.1 : 0.05) c.y_ticks.push_back(y);
+  c.lines = {curve, measured};
+  h += figure(render(c),
+              "Measured rates (points) sit on (1−e^(−kn/m))^k (line): at capacity the "
+              "filter meets its target, past it the rate climbs fast.");
+
+  rows.clear();
+  for (const auto& m : b.memory) {
+    rows.push_back(
+        {fmt::format("{}", m.items), fmt::format("{}", m.item_bytes),
+         fmt::format("{}", m.set_bytes), fmt::format("{}", m.filter_bytes),
+         fmt::format("{:.1f}", static_cast<double>(m.size.bits) / static_cast<double>(m.items)),
+         fmt::format("{:.0f}×",
+                     static_cast<double>(m.set_bytes) /
+                         static_cast<double>(std::max<std::uint64_t>(1, m.filter_bytes)))});
+  }
+  h += "<p class=\"what\">Memory: a classic filter at 1% against "
+       "<code>std::pmr::unordered_set&lt;std::pmr::string&gt;</code> of the same addresses, every "
+       "byte it allocates counted.</p>\n";
+  h += html_table({"items", "bytes of the items", "exact set (bytes)", "filter (bytes)",
+                   "filter bits per item", "set / filter"},
+                  rows);
+  h += "<p class=\"means\">One 0 bit is enough for “definitely absent”; “maybe” needs all k bits, "
+       "which is how user5 becomes a false positive. There are never false negatives, the "
+       "measured rate follows the formula, and the filter holds bits rather than items: about "
+       "9.6 bits per item at 1%, against tens of bytes per item for a set.</p></section>\n";
+}
+
+}  // namespace
+
+std::string render_tour_html(const tour::tour_result& tour) {
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += "<title>ringbloom demo: the two seed lessons, replayed</title>\n";
+  h += fmt::format("<style>{}</style>\n</head>\n<body>\n", style);
+  h += "<h1>ringbloom demo: the two seed lessons, replayed on the library</h1>\n";
+  h += fmt::format(
+      "<p class=\"what\">Every figure below was computed by ringbloom {} "
+      "(<code>ringbloom demo --report</code>); the lessons' own numbers are quoted "
+      "beside them. The same figures: <code>ringbloom demo --json</code>.</p>\n",
+      escape(ringbloom::version_string));
+  section_rebalance(h, tour);
+  section_removal(h, tour);
+  section_vnodes(h, tour);
+  section_poly31(h, tour);
+  section_exercises(h, tour);
+  section_bloom(h, tour);
+  h += "</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace ringbloom::cli
