@@ -26,6 +26,7 @@
 #include "commands.hpp"
 #include "ringbloom/bloom.hpp"
 #include "ringbloom/counting_bloom.hpp"
+#include "ringbloom/error.hpp"
 #include "ringbloom/filter_file.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/scalable_bloom.hpp"
@@ -34,7 +35,8 @@ namespace ringbloom::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
+// Ordered, so that output reads in a sensible order ("key" before "present").
+using json = nlohmann::ordered_json;
 
 /// Lines of standard input applied per locked update by `add`: large enough
 /// that the file is rewritten rarely, small enough that memory stays bounded
@@ -78,6 +80,23 @@ void print_doc(const json& doc) {
   }
 }
 
+/// Runs a command; an io_error from the library ("cannot open 'x': No such
+/// file or directory") gets the command's advice appended, so that every
+/// error says what to do.
+template <class Fn>
+void with_io_advice(std::string_view advice, Fn&& fn) {
+  try {
+    fn();
+  } catch (const io_error& e) {
+    const std::string_view what = e.what();
+    if (what.find(';') != std::string_view::npos) throw;
+    throw io_error(fmt::format("{}; {}", what, advice));
+  }
+}
+
+constexpr std::string_view read_advice =
+    "check the file name, or create the filter first with 'ringbloom bloom create'";
+
 // --- create -------------------------------------------------------------------
 
 struct create_options {
@@ -116,6 +135,18 @@ void run_create(const create_options& o) {
     throw usage_error(fmt::format("{} was given without {}; give both --bits and --hashes",
                                   o.bits_opt->count() > 0 ? "--bits" : "--hashes",
                                   o.bits_opt->count() > 0 ? "--hashes" : "--bits"));
+  }
+
+  // make_filter reads 0 as "not given"; name the option that was given as 0.
+  for (const auto& [opt, value] : {std::pair{o.capacity_opt, o.capacity},
+                                   {o.bits_opt, o.bits},
+                                   {o.hashes_opt, std::uint64_t{o.hashes}}}) {
+    if (opt->count() > 0 && value == 0) {
+      throw usage_error(fmt::format("{} must be at least 1; {}", opt->get_name(),
+                                    opt == o.capacity_opt
+                                        ? "give the number of items the filter should hold"
+                                        : "for a 1% rate use about 10 bits per item and 7 hashes"));
+    }
   }
 
   filter_spec spec;
@@ -181,7 +212,9 @@ void add_create(CLI::App& bloom) {
   cmd->add_flag("--force", o->force, "Replace FILE if it exists");
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   set_example(*cmd, "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01");
-  cmd->callback([o] { run_create(*o); });
+  cmd->callback([o] {
+    with_io_advice("check that the directory exists and is writable", [&] { run_create(*o); });
+  });
 }
 
 // --- add ------------------------------------------------------------------------
@@ -245,7 +278,7 @@ void add_add(CLI::App& bloom) {
   set_example(*cmd,
               "ringbloom bloom add seen.rbf anna bora   (or: cut -f1 users.tsv | ringbloom "
               "bloom add seen.rbf)");
-  cmd->callback([o] { run_add(*o); });
+  cmd->callback([o] { with_io_advice(read_advice, [&] { run_add(*o); }); });
 }
 
 // --- check ----------------------------------------------------------------------
@@ -351,7 +384,7 @@ void add_check(CLI::App& bloom, context& ctx) {
   cmd->add_flag("--json", o->json,
                 "Print a JSON list of {\"key\", \"present\"} (and \"positions\" with --explain)");
   set_example(*cmd, "ringbloom bloom check seen.rbf anna cem --explain");
-  cmd->callback([o, &ctx] { run_check(*o, ctx); });
+  cmd->callback([o, &ctx] { with_io_advice(read_advice, [&] { run_check(*o, ctx); }); });
 }
 
 // --- info -----------------------------------------------------------------------
@@ -440,7 +473,7 @@ void add_info(CLI::App& bloom) {
   cmd->add_option("file", o->file, "The filter file")->required();
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom bloom info seen.rbf --json");
-  cmd->callback([o] { run_info(*o); });
+  cmd->callback([o] { with_io_advice(read_advice, [&] { run_info(*o); }); });
 }
 
 // --- merge ----------------------------------------------------------------------
@@ -513,7 +546,10 @@ void add_merge(CLI::App& bloom) {
   cmd->add_flag("--intersect", o->intersect, "Intersect instead of uniting");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   set_example(*cmd, "ringbloom bloom merge monday.rbf tuesday.rbf -o week.rbf");
-  cmd->callback([o] { run_merge(*o); });
+  cmd->callback([o] {
+    with_io_advice("check the input file names and that the output directory is writable",
+                   [&] { run_merge(*o); });
+  });
 }
 
 // --- remove ---------------------------------------------------------------------
@@ -537,9 +573,9 @@ void run_remove(const remove_options& o) {
   update_filter_file(o.file, [&](any_filter& filter) {
     if (filter.kind() != filter_kind::counting) {
       throw usage_error(fmt::format(
-          "'{}' is a {} filter, and only counting filters can remove items (a bit may belong to "
-          "several items); nothing was removed. Create the filter with --kind counting to remove "
-          "items",
+          "'{}' is a {} filter and only counting filters can remove items (a bit may belong to "
+          "several items), so nothing was removed; create the filter with --kind counting to be "
+          "able to remove items",
           o.file, filter_kind_name(filter.kind())));
     }
     for (const auto& item : items) {
@@ -569,7 +605,7 @@ void add_remove(CLI::App& bloom) {
                   "Items to remove (all or none); when none are given, read stdin");
   cmd->add_flag("--json", o->json, "Print the count as JSON");
   set_example(*cmd, "ringbloom bloom remove sessions.rbf session:7");
-  cmd->callback([o] { run_remove(*o); });
+  cmd->callback([o] { with_io_advice(read_advice, [&] { run_remove(*o); }); });
 }
 
 }  // namespace
