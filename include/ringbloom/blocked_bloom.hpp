@@ -8,7 +8,7 @@
 // false-positive rate for the same memory (blocks fill unevenly); the sizing
 // (bloom_math::blocked_size_for, [PSS07]) accounts for it, so a filter made
 // for (n, p) measures at or under p when filled with n distinct items.
-// For p = 1% that is about 10.5 bits per item instead of the classic 9.6.
+// For p = 1% that is 10.1 bits per item (k = 8) instead of the classic 9.6 (k = 7).
 //
 // Layout and positions (fixed: they are part of the file format):
 //   - m is a multiple of 512; the filter has m / 512 blocks of 8 words of 64
