@@ -6,10 +6,16 @@
 // hash_str, both run here with python3 (the commands are quoted next to each
 // constant). Sizes are checked against the formulas of bloom.hpp, computed in
 // the test.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pty.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -469,6 +475,73 @@ TEST(CliBloomAdd, ConcurrentProcessesLoseNothing) {
   EXPECT_EQ(count_lines_ending(all.out, "\tmaybe"),
             static_cast<std::size_t>(writers * runs * per_run));
   EXPECT_EQ(info(file)["items"], writers * runs * per_run);
+}
+
+/// Runs the CLI with stderr on a pseudo-terminal (stdout to /dev/null) and
+/// returns {exit code, what it wrote to the terminal}.
+std::pair<int, std::string> run_with_terminal_stderr(const std::vector<std::string>& args,
+                                                     const std::string& stdin_text) {
+  int master = -1;
+  int slave = -1;
+  if (::openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) return {-1, "openpty failed"};
+  int in[2];
+  if (::pipe(in) != 0) return {-1, "pipe failed"};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, slave, 2);
+  posix_spawn_file_actions_addclose(&actions, in[1]);
+  posix_spawn_file_actions_addclose(&actions, master);
+  std::vector<std::string> strings{RINGBLOOM_CLI_PATH};
+  strings.insert(strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]);
+  ::close(slave);
+  if (spawned != 0) return {-1, "posix_spawn failed"};
+  // The progress output is far smaller than the terminal's buffer, so the
+  // child never blocks on stderr while we feed its stdin.
+  std::size_t written = 0;
+  while (written < stdin_text.size()) {
+    const ssize_t n = ::write(in[1], stdin_text.data() + written, stdin_text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  ::close(in[1]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::string terminal;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(master, buffer, sizeof buffer)) > 0;) {
+    terminal.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(master);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, terminal};
+}
+
+TEST(CliBloomAdd, ProgressLineOnlyOnATerminalForLargeInput) {
+  temp_dir dir;
+  const std::string file = dir.file("f.rbf");
+  expect_exit(0, {"create", file, "--capacity", "200000", "--fpr", "0.01"});
+  const auto [big_exit, big_err] =
+      run_with_terminal_stderr({"bloom", "add", file}, numbered("user:", 0, 150000));
+  if (big_exit == -1 && big_err == "openpty failed") GTEST_SKIP() << "no pseudo-terminals here";
+  EXPECT_EQ(big_exit, 0) << big_err;
+  EXPECT_THAT(big_err, HasSubstr("\r65536 items added"));
+  EXPECT_THAT(big_err, HasSubstr("\r131072 items added"));
+  EXPECT_THAT(big_err, HasSubstr("\r150000 items added"));
+  const auto [small_exit, small_err] =
+      run_with_terminal_stderr({"bloom", "add", file}, numbered("small:", 0, 100));
+  EXPECT_EQ(small_exit, 0) << small_err;
+  EXPECT_EQ(small_err, "") << "no progress line for small input";
+  EXPECT_EQ(info(file)["items"], 150100);
 }
 
 // --- check -----------------------------------------------------------------------
