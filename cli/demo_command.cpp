@@ -21,7 +21,8 @@ struct demo_options {
   std::string report_dir;
 };
 
-void write_report(const std::string& dir, const tour::tour_result& tour) {
+// Creates the report directory before the tour runs, so a bad path fails at once.
+void make_report_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -36,6 +37,7 @@ void write_report(const std::string& dir, const tour::tour_result& tour) {
 }
 
 void run_demo(const demo_options& options) {
+  if (!options.report_dir.empty()) make_report_dir(options.report_dir);
   const tour::tour_result tour = tour::run_tour();
   if (!options.report_dir.empty()) {
     write_report(options.report_dir, tour);
