@@ -31,6 +31,9 @@ void make_report_dir(const std::string& dir) {
                     "its permissions",
                     dir, ec.message()));
   }
+}
+
+void write_report(const std::string& dir, const tour::tour_result& tour) {
   const std::filesystem::path path = std::filesystem::path(dir) / "index.html";
   detail::write_file_atomic(path, render_tour_html(tour));
   fmt::print("ringbloom demo: wrote {}\n", path.string());
