@@ -276,8 +276,8 @@ void add_add(CLI::App& bloom) {
   cmd->add_option("items", o->items, "Items to add; when none are given, read stdin");
   cmd->add_flag("--json", o->json, "Print the count as JSON");
   set_example(*cmd,
-              "ringbloom bloom add seen.rbf anna bora   (or: cut -f1 users.tsv | ringbloom "
-              "bloom add seen.rbf)");
+              "ringbloom bloom add seen.rbf anna bora\n"
+              "  cut -f1 users.tsv | ringbloom bloom add seen.rbf");
   cmd->callback([o] { with_io_advice(read_advice, [&] { run_add(*o); }); });
 }
 
@@ -611,7 +611,8 @@ void add_remove(CLI::App& bloom) {
 }  // namespace
 
 void add_bloom_commands(CLI::App& app, context& ctx) {
-  auto* bloom = app.add_subcommand("bloom", "Bloom filter files: create, add, check, info, merge");
+  auto* bloom =
+      app.add_subcommand("bloom", "Bloom filter files: create, add, check, info, merge, remove");
   bloom->require_subcommand(1);
   set_example(*bloom,
               "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01\n"

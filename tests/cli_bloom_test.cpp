@@ -754,6 +754,32 @@ TEST(CliBloomScalable, GrowsLayersAndExplainsEachLayer) {
   const cli_result text = expect_exit(1, {"check", file, "never-added-item", "--explain"});
   EXPECT_THAT(text.out, StartsWith("never-added-item\tno\tlayer 0 positions "));
   EXPECT_THAT(text.out, HasSubstr("; layer 3 positions "));
+  const cli_result info_text = expect_exit(0, {"info", file});
+  EXPECT_THAT(info_text.out, HasSubstr("layers          4\n"));
+  EXPECT_THAT(info_text.out, HasSubstr("  layer 3"));
+}
+
+// Two copies of one scalable file filled within the same layers merge; once
+// one of them has grown a layer the other lacks, they no longer do.
+TEST(CliBloomScalable, MergeNeedsTheSameLayers) {
+  temp_dir dir;
+  const std::string a = dir.file("a.rbf");
+  const std::string b = dir.file("b.rbf");
+  const std::string out = dir.file("out.rbf");
+  for (const auto& f : {a, b}) {
+    expect_exit(0, {"create", f, "--capacity", "1000", "--fpr", "0.01", "--kind", "scalable"});
+  }
+  expect_exit(0, {"add", a}, numbered("a", 0, 100));
+  expect_exit(0, {"add", b}, numbered("b", 0, 100));
+  expect_exit(0, {"merge", a, b, "-o", out});
+  expect_exit(0, {"check", out}, numbered("a", 0, 100) + numbered("b", 0, 100));
+  EXPECT_EQ(info(out)["layers"], 1);
+
+  expect_exit(0, {"add", b}, numbered("more", 0, 2000));
+  EXPECT_GT(info(b)["layers"].get<int>(), 1);
+  const cli_result r = bloom({"merge", a, b, "-o", dir.file("refused.rbf")});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_FALSE(fs::exists(dir.file("refused.rbf")));
 }
 
 // --- info ------------------------------------------------------------------------
