@@ -20,7 +20,7 @@
 //   - bit j (0 <= j < k) of the item goes to word j % 8 of the block, at bit
 //     (uint32(h * c_j)) >> 26, where h is the low 32 bits of h2 for j < 8 and
 //     the high 32 bits for j >= 8, and c_j is the j-th of 16 odd 32-bit
-//     constants (detail/bloom_block.hpp gives them and their source).
+//     constants (detail/bloom_hashing.hpp gives them and their source).
 //   So for k <= 8 every word of the block receives at most one bit of an
 //   item: the block is 8 small one-hash filters, and the 8 bit indexes are
 //   8 independent multiply-shifts that SIMD code can compute side by side.
