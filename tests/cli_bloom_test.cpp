@@ -875,6 +875,36 @@ TEST(CliBloomMerge, OutputMayBeAnInput) {
   EXPECT_EQ(info(m.b)["items"], 80);
 }
 
+TEST(CliBloomMerge, ExistingOutputIsReplaced) {
+  merge_fixture m;
+  write_bytes(m.out, "an old file that is not a filter\n");
+  expect_exit(0, {"merge", m.a, m.b, "-o", m.out});
+  EXPECT_EQ(info(m.out)["items"], 180);
+}
+
+// Merging into A while other processes add to A: the merge runs under A's
+// lock, so neither the merged items nor the concurrent additions are lost.
+TEST(CliBloomMerge, MergeIntoAnInputKeepsConcurrentAdds) {
+  merge_fixture m;
+  std::vector<std::thread> threads;
+  std::vector<cli_result> results(4);
+  threads.emplace_back([&] { results[0] = run_cli({"bloom", "merge", m.a, m.b, "-o", m.a}); });
+  for (int w = 1; w < 4; ++w) {
+    threads.emplace_back([&, w] {
+      results[static_cast<std::size_t>(w)] =
+          run_cli({"bloom", "add", m.a}, numbered("late-" + std::to_string(w) + "-", 0, 200));
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << describe(r);
+  const std::string all = numbered("common-", 0, 50) + numbered("only-a-", 0, 50) +
+                          numbered("only-b-", 0, 30) + numbered("late-1-", 0, 200) +
+                          numbered("late-2-", 0, 200) + numbered("late-3-", 0, 200);
+  const cli_result check = expect_exit(0, {"check", m.a}, all);
+  EXPECT_EQ(count_lines_ending(check.out, "\tmaybe"), 730u);
+  EXPECT_EQ(info(m.a)["items"], 180 + 600);
+}
+
 TEST(CliBloomMerge, IncompatibleFiltersAreRefused) {
   temp_dir dir;
   const auto make = [&](const std::string& name, std::vector<std::string> extra) {
