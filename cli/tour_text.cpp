@@ -160,9 +160,10 @@ void vnodes(writer& w, const t::tour_result& tour) {
                   pct(lf::share_100_vnodes_low, 0), pct(lf::share_100_vnodes_high, 0)));
   w.blank();
   w.line(
-      fmt::format("sweep: {} nodes ({}), then one more joins", s.sweep_nodes, name(s.sweep_hash)));
-  text_table sweep({"vnodes", "points", "ring memory", "peak/avg space", "peak/avg keys",
-                    "add: points", "add: donors", "add: space moved"});
+      fmt::format("sweep: {} nodes ({}), then one more joins (donors: nodes that lose keys to it)",
+                  s.sweep_nodes, name(s.sweep_hash)));
+  text_table sweep({"vnodes", "points", "memory", "peak/avg space", "peak/avg keys", "add: points",
+                    "donors", "moved"});
   for (const auto& r : s.sweep) {
     sweep.add({fmt::format("{}", r.vnodes), fmt::format("{}", r.points),
                fmt::format("{:.1f} KiB", static_cast<double>(r.memory_bytes) / 1024),
