@@ -67,13 +67,8 @@ std::filesystem::path directory_of(const std::filesystem::path& path) {
 
 std::filesystem::path temporary_name(const std::filesystem::path& path) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
-  // Built by appending: g++ 12 warns falsely (-Wrestrict) on "." + string.
-  std::string name(".");
-  name.append(path.filename().string());
-  name.append(".tmp-");
-  name.append(std::to_string(::getpid()));
-  name.append("-");
-  name.append(std::to_string(rng() % 1000000000));
+  const std::string name = "." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) +
+                           "-" + std::to_string(rng() % 1000000000);
   return directory_of(path) / name;
 }
 
