@@ -77,13 +77,12 @@ std::uint64_t unsigned_value(const json& value, std::string_view what, std::stri
 hash_ring build_ring(const topology& topo) {
   try {
     hash_ring ring(topo.options);
+    std::vector<ring_node> nodes;
+    nodes.reserve(topo.nodes.size());
     for (const topology_node& node : topo.nodes) {
-      if (node.tokens.empty()) {
-        ring.add_node(node.name, node.weight);
-      } else {
-        ring.add_node_at(node.name, node.tokens);
-      }
+      nodes.push_back(ring_node{node.name, node.weight, node.tokens, 0});
     }
+    ring.add_nodes(nodes);
     return ring;
   } catch (const std::invalid_argument& e) {
     throw data_error(fmt::format("the topology does not describe a valid ring: {}", e.what()));

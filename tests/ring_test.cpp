@@ -208,6 +208,34 @@ TEST(RingRules, PlacementDoesNotDependOnInsertionOrder) {
   }
 }
 
+TEST(RingRules, BulkAddEqualsOneByOne) {
+  std::vector<ring_node> batch;
+  hash_ring one_by_one({100, hash_kind::xxh3, ring_scheme::native});
+  for (int i = 0; i < 60; ++i) {
+    const std::string name = "node-" + std::to_string((i * 37) % 60);
+    const auto weight = static_cast<std::uint32_t>(1 + i % 3);
+    batch.push_back({name, weight, {}, 0});
+    one_by_one.add_node(name, weight);
+  }
+  // Ties inside one batch and against nodes already there.
+  batch.push_back({"tie-b", 1, {77, 1000}, 0});
+  batch.push_back({"tie-a", 1, {77}, 0});
+  one_by_one.add_node_at("tie-b", std::vector<std::uint64_t>{77, 1000});
+  one_by_one.add_node_at("tie-a", std::vector<std::uint64_t>{77});
+  hash_ring bulk({100, hash_kind::xxh3, ring_scheme::native});
+  bulk.add_nodes(batch);  // > 2048 points: the radix sort path
+  ASSERT_EQ(bulk.point_count(), one_by_one.point_count());
+  EXPECT_EQ(bulk.node_for_hash(50), "tie-a");
+  for (std::size_t i = 0; i < bulk.point_count(); ++i) {
+    ASSERT_EQ(bulk.positions()[i], one_by_one.positions()[i]);
+    ASSERT_EQ(bulk.nodes()[bulk.point_owners()[i]].name,
+              one_by_one.nodes()[one_by_one.point_owners()[i]].name);
+  }
+  hash_ring later = bulk;
+  later.add_nodes(std::vector<ring_node>{{"tie-0", 1, {77}, 0}});
+  EXPECT_EQ(later.node_for_hash(50), "tie-0");
+}
+
 TEST(RingRules, IndexedLookupAgreesWithPlainBinarySearch) {
   std::mt19937_64 rng(42);
   for (const int nodes : {1, 2, 3, 10, 100}) {

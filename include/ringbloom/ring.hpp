@@ -150,6 +150,13 @@ class hash_ring {
   /// tokens or more than max_points_per_node, or a ketama ring.
   void add_node_at(std::string_view name, std::span<const std::uint64_t> tokens);
 
+  /// Adds several nodes at once, each with its weight or, if it has tokens,
+  /// at those positions (`points` is ignored). Faster than one add_node per
+  /// node: one sort and one merge, and for ketama one rebuild. Throws what
+  /// add_node and add_node_at throw, and std::invalid_argument if a name is
+  /// given twice; then no node is added.
+  void add_nodes(std::span<const ring_node> nodes);
+
   /// Removes node `name` and its points. Throws std::invalid_argument if no
   /// node has that name.
   void remove_node(std::string_view name);
@@ -223,8 +230,6 @@ class hash_ring {
     return lo == positions_.size() ? 0 : lo;
   }
 
-  void check_new_name(std::string_view name) const;
-  void merge_in(ring_node node, std::vector<std::uint64_t> fresh);
   void rebuild_ketama(std::vector<ring_node> nodes);
   void rebuild_index();
 
