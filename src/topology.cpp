@@ -223,6 +223,22 @@ topology parse_topology(std::string_view text, std::string_view source) {
     }
     topo.nodes.push_back(std::move(node));
   }
+  std::uint64_t points = 0;
+  for (const topology_node& node : topo.nodes) {
+    // A ketama server has about 160 points whatever its weight: weights
+    // only split the 160 x servers points among the servers.
+    if (topo.options.scheme == ring_scheme::ketama) {
+      points += 160;
+    } else {
+      points += node.tokens.empty() ? std::uint64_t{topo.options.vnodes} * node.weight
+                                    : node.tokens.size();
+    }
+  }
+  if (points > max_topology_points) {
+    refuse(source, fmt::format("the topology has {} points, more than the limit of {} for a "
+                               "topology file; lower vnodes or weights",
+                               points, max_topology_points));
+  }
   try {
     (void)build_ring(topo);
   } catch (const data_error& e) {

@@ -118,6 +118,8 @@ TEST(Topology, RefusesWhatItCannotTrust) {
   expect_data_error(with_nodes(R"([{"name":"a","tokens":[]}])"), "non-empty array");
   expect_data_error(with_nodes(R"([{"name":"a","tokens":[1,"x"]}])"), "non-negative integer");
   expect_data_error(with_nodes(R"([{"name":"a","weight":99999999}])"), "more than the limit");
+  expect_data_error(with_nodes(R"([{"name":"a","weight":100000},{"name":"b","weight":100000}])"),
+                    "more than the limit of 16777216 for a topology file");
   expect_data_error(with_nodes(R"([{"name":"a","tokens":[5]}])", R"("scheme":"ketama")"),
                     "explicit tokens need the native ring scheme");
   expect_data_error(with_nodes(R"([{"name":"host:99999"}])", R"("scheme":"ketama")"),

@@ -25,7 +25,8 @@
 // >= 1, default 1) or "tokens" (a non-empty array of integers in
 // [0, 2^64)). A ketama topology has hash "md5" and vnodes 160, and no tokens.
 // Unknown members are refused too, so that a typo ("wieght") is not silently
-// ignored. Node order is kept: it is the server order of ketama.
+// ignored. At most max_topology_points points in all. Node order is kept:
+// it is the server order of ketama.
 //
 // Errors. Anything else is refused with ringbloom::data_error naming the
 // problem and, for files, the path; OS failures are ringbloom::io_error.
@@ -49,6 +50,12 @@ namespace ringbloom {
 
 /// The only topology format version this library reads and writes.
 inline constexpr int topology_version = 1;
+
+/// The most points (vnodes x weight, or tokens, summed over the nodes) a
+/// topology file may describe: 2^24, about 340 MB of ring. Real clusters are
+/// far smaller (1,000 nodes x 256 vnodes is 2^18); the limit stops a short
+/// malicious file from allocating gigabytes.
+inline constexpr std::uint64_t max_topology_points = std::uint64_t{1} << 24;
 
 /// One node of a topology: a weight, or explicit tokens (then weight is
 /// ignored).
