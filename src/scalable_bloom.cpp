@@ -119,8 +119,20 @@ bool scalable_bloom_filter::may_contain(std::string_view item) const {
     }
     return false;
   }
+  // The other hashes: value i is the same in every layer (only the modulus
+  // differs), so compute each once.
+  std::vector<std::uint64_t> values;
+  std::string buffer;
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) {
-    if (it->filter.may_contain(item)) return true;
+    const bloom_filter& f = it->filter;
+    bool all = true;
+    for (std::uint32_t i = 0; i < f.hashes() && all; ++i) {
+      if (i == values.size()) {
+        values.push_back(detail::classic_indexed_hash(hash(), seed(), i, item, buffer));
+      }
+      all = f.bit(values[i] % f.bits());
+    }
+    if (all) return true;
   }
   return false;
 }

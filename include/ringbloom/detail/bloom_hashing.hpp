@@ -40,34 +40,32 @@ inline bool classic_positions_from_hash(const hash128& h, std::uint64_t m, std::
   return true;
 }
 
+/// The unreduced value behind classic position i for the hashes other than
+/// xxh3: hash64(kind, "i:item") for sha256 and md5 (the German lesson),
+/// poly31(item, salt = i) for poly31 (lab11). Position i is this value % m,
+/// so a scalable filter can compute it once for all its layers.
+[[nodiscard]] inline std::uint64_t classic_indexed_hash(hash_kind kind, std::uint64_t seed,
+                                                        std::uint32_t i, std::string_view item,
+                                                        std::string& buffer) {
+  if (kind == hash_kind::poly31) return poly31(item, i);
+  std::array<char, 16> digits{};
+  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), i).ptr;
+  buffer.assign(digits.data(), end);
+  buffer.push_back(':');
+  buffer.append(item);
+  return hash64(kind, buffer, seed);
+}
+
 /// Calls fn(position) for the k classic positions of `item` (bloom.hpp's
 /// table): xxh3 by double hashing; sha256 and md5 as the German lesson,
 /// hash64(kind, "i:item") % m; poly31 as lab11, poly31(item, salt = i) % m.
 template <class Fn>
 inline bool classic_positions(hash_kind kind, std::uint64_t seed, std::uint64_t m, std::uint32_t k,
                               std::string_view item, Fn&& fn) {
-  switch (kind) {
-    case hash_kind::xxh3:
-      return classic_positions_from_hash(xxh3_128(item, seed), m, k, fn);
-    case hash_kind::poly31:
-      for (std::uint32_t i = 0; i < k; ++i) {
-        if (!fn(poly31(item, i) % m)) return false;
-      }
-      return true;
-    case hash_kind::sha256:
-    case hash_kind::md5:
-      break;
-  }
-  // "i:item", rebuilt per i in one buffer.
+  if (kind == hash_kind::xxh3) return classic_positions_from_hash(xxh3_128(item, seed), m, k, fn);
   std::string buffer;
-  buffer.reserve(item.size() + 12);
   for (std::uint32_t i = 0; i < k; ++i) {
-    std::array<char, 16> digits{};
-    const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), i).ptr;
-    buffer.assign(digits.data(), end);
-    buffer.push_back(':');
-    buffer.append(item);
-    if (!fn(hash64(kind, buffer, seed) % m)) return false;
+    if (!fn(classic_indexed_hash(kind, seed, i, item, buffer) % m)) return false;
   }
   return true;
 }
