@@ -28,6 +28,8 @@ template <class... Fs>
 struct overloaded : Fs... {
   using Fs::operator()...;
 };
+template <class... Fs>
+overloaded(Fs...) -> overloaded<Fs...>;  // clang 14 lacks aggregate deduction
 
 }  // namespace
 
