@@ -82,7 +82,7 @@ TEST(CliRingSimulate, UsageErrors) {
   EXPECT_THAT(r.err, HasSubstr("'z', which is not among the nodes"));
   r = run_cli({"ring", "simulate", "--nodes", "a,a"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("already on the ring"));
+  EXPECT_THAT(r.err, HasSubstr("node 'a' is given twice"));
   r = run_cli({"ring", "simulate", "--nodes", "a=0"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("integer weight >= 1"));
