@@ -131,7 +131,7 @@ topology parse_topology(std::string_view text, std::string_view source) {
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
     refuse(source, fmt::format("not valid JSON ({}); check the file or recreate it with "
                                "'ringbloom ring init'",
                                e.what()));

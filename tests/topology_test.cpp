@@ -90,6 +90,7 @@ std::string with_nodes(std::string_view nodes, std::string_view head = R"("schem
 
 TEST(Topology, RefusesWhatItCannotTrust) {
   expect_data_error("{not json", "not valid JSON");
+  expect_data_error("2e4444", "not valid JSON");  // found by fuzz/topology_fuzz.cpp
   expect_data_error("[1,2]", "not a ringbloom-topology document");
   expect_data_error(R"({"format":"something-else","version":1})", "\"format\" must be");
   expect_data_error(R"({"format":"ringbloom-topology","version":2,"scheme":"ring","nodes":[]})",
