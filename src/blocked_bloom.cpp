@@ -51,9 +51,7 @@ std::uint64_t blocked_bloom_filter::block_of(const hash128& h) const noexcept {
 }
 
 void blocked_bloom_filter::add_hash(const hash128& h) {
-  std::uint64_t* block = words_.mutable_data() + block_of(h) * block_words;
-  const auto mask = detail::block_mask(h.high, hashes_);
-  for (std::size_t w = 0; w < block_words; ++w) block[w] |= mask[w];
+  kernels_->add(words_.mutable_data() + block_of(h) * block_words, h.high, hashes_);
   ++items_;
 }
 
@@ -70,13 +68,7 @@ void blocked_bloom_filter::add_concurrent(std::string_view item) {
 }
 
 bool blocked_bloom_filter::may_contain_hash(const hash128& h) const noexcept {
-  const std::uint64_t* block = words_.data() + block_of(h) * block_words;
-  const auto mask = detail::block_mask(h.high, hashes_);
-  // No early exit: eight ANDs are cheaper than unpredictable branches, and
-  // this is the shape SIMD code replaces with one vector compare.
-  std::uint64_t missing = 0;
-  for (std::size_t w = 0; w < block_words; ++w) missing |= mask[w] & ~block[w];
-  return missing == 0;
+  return kernels_->test(words_.data() + block_of(h) * block_words, h.high, hashes_);
 }
 
 bool blocked_bloom_filter::may_contain_concurrent(std::string_view item) const {

@@ -27,7 +27,18 @@
 //   An item's 8-word mask is computed once (block_mask) and ORed into, or
 //   compared with, the block.
 //
+// Speed: the block operations (computing the mask, OR-ing it in, testing
+// it) run in AVX-512 or AVX2 when the CPU has them, chosen at run time
+// (best_simd_path()); the scalar code is always there, and every path sets
+// and tests exactly the same bits (tests/blocked_simd_test.cpp).
+// use_simd_path() forces one, for tests and benchmarks. For many items at
+// once, add_many / may_contain_many hash a chunk of items first, prefetch
+// their blocks, then probe, so that a filter much larger than the cache pays
+// for its memory misses in parallel rather than one after another.
+//
 // Thread safety: as bloom_filter (add_concurrent / may_contain_concurrent).
+// add_many needs exclusive access like add; may_contain_many is const and
+// may run concurrently with other const calls.
 //
 // Example:
 //
@@ -35,6 +46,10 @@
 //   auto f = ringbloom::blocked_bloom_filter::for_capacity(10'000'000, 0.01);
 //   f.add("user:42");
 //   if (!f.may_contain("user:43")) { /* skip the disk read */ }
+//
+//   std::vector<std::string_view> keys = ...;
+//   auto answers = std::make_unique<bool[]>(keys.size());
+//   f.may_contain_many(keys, {answers.get(), keys.size()});
 #pragma once
 
 #include <array>
@@ -46,9 +61,28 @@
 
 #include "ringbloom/bloom.hpp"
 #include "ringbloom/detail/bloom_storage.hpp"
+#include "ringbloom/detail/simd.hpp"
 #include "ringbloom/hash.hpp"
 
 namespace ringbloom {
+
+/// The instruction sets the blocked filter's block operations exist in.
+/// Every path gives the same bits and answers; they differ only in speed.
+enum class simd_path : std::uint8_t {
+  scalar = 0,  ///< portable C++, always available
+  avx2 = 1,    ///< 2 x 256-bit: 4 words of the block per instruction
+  avx512 = 2,  ///< 512-bit (AVX-512F): the whole block in one register
+};
+
+/// The fastest path this CPU (and OS) supports, detected once: what every
+/// filter uses unless told otherwise.
+[[nodiscard]] simd_path best_simd_path() noexcept;
+
+/// Whether this CPU (and OS) supports `path`; scalar always is.
+[[nodiscard]] bool simd_path_supported(simd_path path) noexcept;
+
+/// "scalar", "avx2" or "avx512".
+[[nodiscard]] std::string_view simd_path_name(simd_path path) noexcept;
 
 class blocked_bloom_filter {
  public:
@@ -93,6 +127,30 @@ class blocked_bloom_filter {
   [[nodiscard]] bool may_contain_hash(const hash128& h) const noexcept;
   /// may_contain with atomic (relaxed) loads; see bloom_filter.
   [[nodiscard]] bool may_contain_concurrent(std::string_view item) const;
+
+  /// Batch add: the same bits and count as add() for each item in order,
+  /// faster for many items (hash a chunk, prefetch its blocks, then set).
+  /// The hash128 form takes hash_item() values. Needs exclusive access.
+  void add_many(std::span<const std::string_view> items);
+  void add_many(std::span<const std::string> items);
+  void add_many(std::span<const hash128> hashes);
+
+  /// Batch lookup: out[i] = may_contain(items[i]) for every i (out[i] for
+  /// i >= items.size() is left alone); returns how many are true. `out` is
+  /// a span of bool, one per item (std::vector<bool> packs its bits and has
+  /// no span: use std::unique_ptr<bool[]> or std::array<bool, N>). Throws std::invalid_argument
+  /// when out.size() < items.size(). Thread safety as may_contain.
+  std::size_t may_contain_many(std::span<const std::string_view> items, std::span<bool> out) const;
+  std::size_t may_contain_many(std::span<const std::string> items, std::span<bool> out) const;
+  std::size_t may_contain_many(std::span<const hash128> hashes, std::span<bool> out) const;
+
+  /// The instruction set this filter's block operations use: best_simd_path()
+  /// unless use_simd_path() chose another. Not part of the filter's value
+  /// (operator== and files ignore it); copies keep it.
+  [[nodiscard]] simd_path simd() const noexcept;
+  /// Forces `path`. Throws std::invalid_argument when the CPU does not
+  /// support it (see simd_path_supported).
+  void use_simd_path(simd_path path);
 
   /// The block an item goes to, and its k global bit positions
   /// (block * 512 + word * 64 + bit), in probe order.
@@ -143,6 +201,7 @@ class blocked_bloom_filter {
   std::uint64_t seed_ = 0;
   std::uint64_t items_ = 0;
   detail::word_store words_;
+  const detail::block_kernels* kernels_ = &detail::best_kernels();
 };
 
 }  // namespace ringbloom

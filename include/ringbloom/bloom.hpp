@@ -261,6 +261,19 @@ class bloom_filter {
   void add_hash(const hash128& h);
   [[nodiscard]] bool may_contain_hash(const hash128& h) const noexcept;
 
+  /// Batch forms of add / may_contain: the same bits, count and answers as
+  /// one call per item in order. With xxh3 they hash a chunk of items first
+  /// and prefetch all their positions before touching the bits; the other
+  /// hashes simply loop. may_contain_many sets out[i] for every i <
+  /// items.size(), returns how many are true, and throws
+  /// std::invalid_argument when out.size() < items.size() (out is one bool
+  /// per item; std::vector<bool> has no span: use std::unique_ptr<bool[]>).
+  /// Thread safety as add / may_contain.
+  void add_many(std::span<const std::string_view> items);
+  void add_many(std::span<const std::string> items);
+  std::size_t may_contain_many(std::span<const std::string_view> items, std::span<bool> out) const;
+  std::size_t may_contain_many(std::span<const std::string> items, std::span<bool> out) const;
+
   /// The k positions of `item`, in probe order (duplicates possible).
   [[nodiscard]] std::vector<std::uint64_t> positions(std::string_view item) const;
 
