@@ -3,14 +3,18 @@
 //   create FILE (--capacity N --fpr P | --bits M --hashes K) [--kind K] [--hash H] [--seed S]
 //   add    FILE [ITEM...]            items from the arguments or stdin, in locked batches
 //   check  FILE [ITEM...] [--explain] item<TAB>maybe|no; exit 1 when any is absent
+//                                    (stdin answered in batches of 1024 lines, or line by
+//                                    line on a terminal)
 //   info   FILE                      what the filter says about itself
 //   merge  A B -o OUT [--intersect]  union (or intersection) of two compatible filters
 //   remove FILE [ITEM...]            counting filters only
 //
 // The commands are a thin skin over ringbloom/filter_file.hpp: every number
 // printed comes from any_filter / filter_stats. docs/bloom.md ("Command line")
-// describes the output formats.
+// describes the output formats. Blocked and classic filters go through their
+// batch operations (add_many / may_contain_many) for add and check.
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,11 +23,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "commands.hpp"
+#include "ringbloom/blocked_bloom.hpp"
 #include "ringbloom/bloom.hpp"
 #include "ringbloom/counting_bloom.hpp"
 #include "ringbloom/error.hpp"
@@ -42,6 +48,39 @@ using json = nlohmann::ordered_json;
 /// that the file is rewritten rarely, small enough that memory stays bounded
 /// (64k short lines are a few MB) and that concurrent adders take turns.
 constexpr std::size_t add_batch_size = 65536;
+
+/// Lines of standard input `check` answers at a time when stdin is not a
+/// terminal: enough for the batch lookup to overlap its memory misses, few
+/// enough that answers follow the input closely. On a terminal each line is
+/// answered as soon as it is typed.
+constexpr std::size_t check_batch_size = 1024;
+
+// --- batch paths ------------------------------------------------------------------
+
+/// Adds `items` through the filter's batch path where it has one (blocked
+/// and classic filters), one at a time otherwise.
+void add_all(any_filter& filter, std::span<const std::string> items) {
+  if (auto* blocked = filter.get_if<blocked_bloom_filter>()) {
+    blocked->add_many(items);
+  } else if (auto* classic = filter.get_if<bloom_filter>()) {
+    classic->add_many(items);
+  } else {
+    for (const auto& item : items) filter.add(item);
+  }
+}
+
+/// out[i] = filter.may_contain(items[i]), through the batch path where the
+/// filter has one. Precondition: out.size() >= items.size().
+void may_contain_all(const any_filter& filter, std::span<const std::string> items,
+                     std::span<bool> out) {
+  if (const auto* blocked = filter.get_if<blocked_bloom_filter>()) {
+    (void)blocked->may_contain_many(items, out);
+  } else if (const auto* classic = filter.get_if<bloom_filter>()) {
+    (void)classic->may_contain_many(items, out);
+  } else {
+    for (std::size_t i = 0; i < items.size(); ++i) out[i] = filter.may_contain(items[i]);
+  }
+}
 
 // --- formatting helpers -----------------------------------------------------
 
@@ -230,7 +269,7 @@ void run_add(const add_options& o) {
   std::uint64_t items_now = 0;
   const auto apply = [&](const std::vector<std::string>& batch) {
     update_filter_file(o.file, [&](any_filter& filter) {
-      for (const auto& item : batch) filter.add(item);
+      add_all(filter, batch);
       items_now = filter.items_added();
     });
     added += batch.size();
@@ -350,9 +389,7 @@ void run_check(const check_options& o, context& ctx) {
   const bool layered = filter.kind() == filter_kind::scalable;
   bool any_absent = false;
   bool first = true;
-  if (o.json) std::fputs("[", stdout);
-  for_each_item(o.items, std::cin, [&](std::string_view item) {
-    const bool present = filter.may_contain(item);
+  const auto answer = [&](std::string_view item, bool present) {
     any_absent = any_absent || !present;
     std::vector<bit_probe> probes;
     if (o.explain) probes = filter.explain(item);
@@ -368,7 +405,33 @@ void run_check(const check_options& o, context& ctx) {
       fmt::print("{}\t{}\n", item, present ? "maybe" : "no");
     }
     first = false;
-  });
+  };
+
+  if (o.json) std::fputs("[", stdout);
+  if (o.explain) {
+    // --explain looks at every probe anyway: one item at a time.
+    for_each_item(o.items, std::cin,
+                  [&](std::string_view item) { answer(item, filter.may_contain(item)); });
+  } else {
+    // Batches through may_contain_many: hash a batch, prefetch, then probe.
+    const std::size_t batch_size =
+        o.items.empty() && ::isatty(STDIN_FILENO) == 1 ? 1 : check_batch_size;
+    const auto out = std::make_unique<bool[]>(batch_size);
+    const auto run = [&](std::span<const std::string> items) {
+      may_contain_all(filter, items, {out.get(), items.size()});
+      for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
+    };
+    if (!o.items.empty()) {
+      const std::span<const std::string> all(o.items);
+      for (std::size_t at = 0; at < all.size(); at += batch_size) {
+        run(all.subspan(at, std::min(batch_size, all.size() - at)));
+      }
+    } else {
+      std::vector<std::string> batch;
+      batch.reserve(batch_size);
+      while (read_batch(std::cin, batch, batch_size)) run(batch);
+    }
+  }
   if (o.json) std::fputs("\n]\n", stdout);
   if (any_absent) ctx.exit_status = exit_negative;
 }

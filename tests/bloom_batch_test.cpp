@@ -13,6 +13,8 @@
 
 #include "ringbloom/blocked_bloom.hpp"
 #include "ringbloom/bloom.hpp"
+#include "ringbloom/filter_file.hpp"
+#include "support/cli_run.hpp"
 
 namespace ringbloom {
 namespace {
@@ -182,6 +184,40 @@ TEST(ClassicBatch, TooSmallOutputIsRefused) {
   std::array<bool, 2> out{};
   EXPECT_THROW((void)f.may_contain_many(std::span<const std::string_view>(probes), out),
                std::invalid_argument);
+}
+
+TEST(CliBatch, AddAndCheckThroughBatchesAgreeWithTheLibrary) {
+  // More lines than one check batch (1024) and not a multiple of it, for each
+  // kind: blocked and classic take the batch path, counting loops.
+  test::temp_dir dir;
+  const auto members = make_items(1500, 31);
+  const auto probes = make_items(2500, 32);
+  std::string add_input;
+  for (const auto& m : members) add_input += m + "\n";
+  std::string check_input;
+  for (const auto& p : probes) check_input += p + "\r\n";  // CRLF is accepted too
+  for (const char* kind : {"blocked", "classic", "counting"}) {
+    const std::string file = dir.file(std::string(kind) + ".rbf");
+    ASSERT_EQ(
+        test::run_cli({"bloom", "create", file, "--bits", "8192", "--hashes", "5", "--kind", kind})
+            .exit_code,
+        0);
+    ASSERT_EQ(test::run_cli({"bloom", "add", file}, add_input).exit_code, 0) << kind;
+    const any_filter f = load_filter(file);
+    EXPECT_EQ(f.items_added(), members.size()) << kind;
+    for (const auto& m : members) ASSERT_TRUE(f.may_contain(m)) << kind;
+
+    const auto result = test::run_cli({"bloom", "check", file}, check_input);
+    std::string expected;
+    bool any_absent = false;
+    for (const auto& p : probes) {
+      const bool present = f.may_contain(p);
+      any_absent = any_absent || !present;
+      expected += p + (present ? "\tmaybe\n" : "\tno\n");
+    }
+    EXPECT_EQ(result.out, expected) << kind;
+    EXPECT_EQ(result.exit_code, any_absent ? 1 : 0) << kind;
+  }
 }
 
 }  // namespace
