@@ -225,6 +225,34 @@ TEST(FilterFile, RoundTripsEveryKindThroughBytesFilesAndMaps) {
   }
 }
 
+TEST(FilterFile, RoundTripsEveryKindWithEveryHash) {
+  for (auto kind :
+       {filter_kind::classic, filter_kind::blocked, filter_kind::counting, filter_kind::scalable}) {
+    for (auto hash : {hash_kind::xxh3, hash_kind::sha256, hash_kind::poly31, hash_kind::md5}) {
+      filter_spec spec;
+      spec.kind = kind;
+      spec.hash = hash;
+      spec.capacity = 50;
+      spec.fpr = 0.05;
+      spec.growth = 3;
+      spec.tightening = 0.7;
+      any_filter f = make_filter(spec);
+      for (int i = 0; i < 200; ++i) f.add("x" + std::to_string(i));
+      const any_filter back = deserialize_filter(serialize_filter(f));
+      EXPECT_TRUE(back == f) << filter_kind_name(kind) << "/" << hash_name(hash);
+      EXPECT_EQ(back.kind(), kind);
+      EXPECT_EQ(back.hash(), hash);
+      for (int i = 0; i < 200; ++i) ASSERT_TRUE(back.may_contain("x" + std::to_string(i)));
+      if (const auto* s = back.get_if<scalable_bloom_filter>()) {
+        EXPECT_EQ(s->growth(), 3U);
+        EXPECT_EQ(s->tightening(), 0.7);
+        EXPECT_EQ(s->target_fpr(), 0.05);
+        EXPECT_EQ(s->layers().size(), 2U);  // 50 + 50 * 3 = 200 items fit in two layers
+      }
+    }
+  }
+}
+
 TEST(FilterFile, MappedFiltersAreReadOnlyAndOutliveReplacement) {
   temp_dir dir;
   bloom_filter f(1 << 16, 5);
