@@ -11,6 +11,12 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define RINGBLOOM_X86 1
+#if defined(__GNUC__) && !defined(__clang__)
+// g++ 12 warns that the intrinsics' own _mm512_undefined_epi32() "is / may be
+// used uninitialized" once inlined at -O2 (GCC bug 105593, fixed in g++ 13).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #endif
 
