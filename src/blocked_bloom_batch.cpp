@@ -2,11 +2,11 @@
 //
 // A lookup in a filter larger than the cache is one memory miss (~100 ns)
 // and a few ns of work. Done one at a time, the misses are paid one after
-// another as far as the CPU's out-of-order window lets them overlap. Here a
-// chunk of items is hashed first, each item's block is prefetched as soon as
-// its hash is known (the hashing of the following items hides the miss),
-// and only then are the blocks probed, by the SIMD kernel of the filter's
-// path (ringbloom/detail/simd.hpp), which itself prefetches ahead.
+// another as far as the CPU's out-of-order window lets them overlap. Here
+// items are hashed a chunk at a time, each item's block is prefetched as
+// soon as its hash is known, and a chunk is probed (by the SIMD kernel of
+// the filter's path, ringbloom/detail/simd.hpp) only after the next chunk
+// has been hashed, so the hashing hides the misses.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,10 +22,10 @@
 namespace ringbloom {
 namespace {
 
-/// Items hashed per chunk: enough to cover a miss with hashing work (64
-/// short keys take ~1 us to hash), few enough that the hashes stay in L1
-/// (64 x 16 bytes).
-constexpr std::size_t chunk_items = 64;
+/// Items hashed per chunk: hashing 32 short keys (~100 ns) covers about one
+/// memory latency, and two chunks (64 misses) in flight are as many as the
+/// core's L2 miss queue holds; the hashes (2 x 32 x 16 bytes) stay in L1.
+constexpr std::size_t chunk_items = 32;
 
 void check_out_size(std::size_t items, std::size_t out) {
   if (out < items) {
@@ -84,30 +84,44 @@ void hash_chunk(const blocked_bloom_filter& f, const std::uint64_t* words,
   }
 }
 
+/// The pipeline both batch forms share: hash chunk c (prefetching each
+/// block as its hash is known), then probe chunk c - 1, whose blocks have had
+/// the time of hashing a whole chunk (~32 x 3 ns, about one memory latency)
+/// to arrive. So about two chunks of misses are always in flight.
+/// probe(hashes, first, count) handles items [first, first + count).
+template <class Item, class Probe>
+void pipeline(const blocked_bloom_filter& f, std::span<const Item> items, bool write,
+              Probe&& probe) {
+  std::array<std::array<hash128, chunk_items>, 2> hashes;
+  const std::uint64_t* words = f.words().data();
+  std::size_t previous_first = 0;
+  std::size_t previous_count = 0;
+  std::size_t c = 0;
+  for (std::size_t first = 0; first < items.size(); first += chunk_items, ++c) {
+    const std::size_t count = std::min(chunk_items, items.size() - first);
+    hash_chunk(f, words, items, first, count, hashes[c & 1].data(), write);
+    if (previous_count > 0) probe(hashes[(c - 1) & 1].data(), previous_first, previous_count);
+    previous_first = first;
+    previous_count = count;
+  }
+  if (previous_count > 0) probe(hashes[(c - 1) & 1].data(), previous_first, previous_count);
+}
+
 template <class Item>
 void add_items(blocked_bloom_filter& f, std::span<const Item> items) {
-  std::array<hash128, chunk_items> hashes;
-  const std::uint64_t* words = f.words().data();
-  for (std::size_t first = 0; first < items.size(); first += chunk_items) {
-    const std::size_t count = std::min(chunk_items, items.size() - first);
-    hash_chunk(f, words, items, first, count, hashes.data(), true);
-    f.add_many(std::span<const hash128>(hashes.data(), count));
-  }
+  pipeline(f, items, true, [&](const hash128* hashes, std::size_t /*first*/, std::size_t count) {
+    f.add_many(std::span<const hash128>(hashes, count));
+  });
 }
 
 template <class Item>
 std::size_t test_items(const blocked_bloom_filter& f, std::span<const Item> items,
                        std::span<bool> out) {
   check_out_size(items.size(), out.size());
-  std::array<hash128, chunk_items> hashes;
-  const std::uint64_t* words = f.words().data();
   std::size_t found = 0;
-  for (std::size_t first = 0; first < items.size(); first += chunk_items) {
-    const std::size_t count = std::min(chunk_items, items.size() - first);
-    hash_chunk(f, words, items, first, count, hashes.data(), false);
-    found += f.may_contain_many(std::span<const hash128>(hashes.data(), count),
-                                out.subspan(first, count));
-  }
+  pipeline(f, items, false, [&](const hash128* hashes, std::size_t first, std::size_t count) {
+    found += f.may_contain_many(std::span<const hash128>(hashes, count), out.subspan(first, count));
+  });
   return found;
 }
 

@@ -17,7 +17,19 @@
 
 namespace ringbloom::detail {
 
-/// An allocator that aligns every array to `Align` bytes.
+/// Arrays of at least this many bytes are 2 MiB aligned and asked to be
+/// backed by huge pages: a large filter is probed at random, and with 4 KiB
+/// pages nearly every probe of a 100 MB filter also misses the TLB (a page
+/// walk, itself often a cache miss). See docs/performance.md.
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
+/// Asks the OS to back [p, p + bytes) with transparent huge pages
+/// (madvise(MADV_HUGEPAGE) on Linux; nothing elsewhere). Only advice: the
+/// memory works the same either way. Call before the pages are touched.
+void advise_huge_pages(void* p, std::size_t bytes) noexcept;
+
+/// An allocator that aligns every array to `Align` bytes (huge_page_bytes for
+/// arrays that large, which are also advised to use huge pages).
 template <class T, std::size_t Align>
 struct aligned_allocator {
   using value_type = T;
@@ -31,10 +43,16 @@ struct aligned_allocator {
 
   [[nodiscard]] T* allocate(std::size_t n) {
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
-    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{Align}));
+    const std::size_t bytes = n * sizeof(T);
+    void* p = ::operator new (bytes, std::align_val_t{alignment(bytes)});
+    if (bytes >= huge_page_bytes) advise_huge_pages(p, bytes);
+    return static_cast<T*>(p);
   }
-  void deallocate(T* p, std::size_t /*n*/) noexcept {
-    ::operator delete (p, std::align_val_t{Align});
+  void deallocate(T* p, std::size_t n) noexcept {
+    ::operator delete (p, std::align_val_t{alignment(n * sizeof(T))});
+  }
+  [[nodiscard]] static constexpr std::size_t alignment(std::size_t bytes) noexcept {
+    return bytes >= huge_page_bytes && huge_page_bytes > Align ? huge_page_bytes : Align;
   }
   friend bool operator==(const aligned_allocator&, const aligned_allocator&) noexcept {
     return true;
