@@ -14,14 +14,12 @@
 // describes the output formats. Blocked and classic filters go through their
 // batch operations (add_many / may_contain_many) for add and check.
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <span>
 #include <string>
@@ -283,9 +281,10 @@ void run_add(const add_options& o) {
     // batches without losing anything.
     const bool progress = stderr_is_terminal();
     bool progress_shown = false;
+    line_reader in;
     std::vector<std::string> batch;
     batch.reserve(add_batch_size);
-    while (read_batch(std::cin, batch, add_batch_size)) {
+    while (read_batch(in, batch, add_batch_size)) {
       apply(batch);
       if (progress && added >= add_batch_size) {
         fmt::print(stderr, "\r{} items added", added);
@@ -410,12 +409,12 @@ void run_check(const check_options& o, context& ctx) {
   if (o.json) std::fputs("[", stdout);
   if (o.explain) {
     // --explain looks at every probe anyway: one item at a time.
-    for_each_item(o.items, std::cin,
-                  [&](std::string_view item) { answer(item, filter.may_contain(item)); });
+    for_each_item(o.items, [&](std::string_view item) { answer(item, filter.may_contain(item)); });
   } else {
     // Batches through may_contain_many: hash a batch, prefetch, then probe.
-    const std::size_t batch_size =
-        o.items.empty() && ::isatty(STDIN_FILENO) == 1 ? 1 : check_batch_size;
+    // A batch read from stdin ends early when the next line has not arrived
+    // yet, and is answered and flushed at once: a co-process never stalls.
+    const std::size_t batch_size = check_batch_size;
     const auto out = std::make_unique<bool[]>(batch_size);
     const auto run = [&](std::span<const std::string> items) {
       may_contain_all(filter, items, {out.get(), items.size()});
@@ -427,9 +426,13 @@ void run_check(const check_options& o, context& ctx) {
         run(all.subspan(at, std::min(batch_size, all.size() - at)));
       }
     } else {
+      line_reader in;
       std::vector<std::string> batch;
       batch.reserve(batch_size);
-      while (read_batch(std::cin, batch, batch_size)) run(batch);
+      while (read_batch(in, batch, batch_size)) {
+        run(batch);
+        std::fflush(stdout);
+      }
     }
   }
   if (o.json) std::fputs("\n]\n", stdout);
@@ -630,7 +633,7 @@ void run_remove(const remove_options& o) {
   // very long ones).
   std::vector<std::string> items = o.items;
   if (items.empty()) {
-    for_each_item({}, std::cin, [&](std::string_view item) { items.emplace_back(item); });
+    for_each_item({}, [&](std::string_view item) { items.emplace_back(item); });
   }
   std::uint64_t items_now = 0;
   update_filter_file(o.file, [&](any_filter& filter) {

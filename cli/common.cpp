@@ -1,36 +1,90 @@
 // Shared helpers of the ringbloom commands (see common.hpp).
 #include "common.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <string>
+
+#include "ringbloom/error.hpp"
 
 namespace ringbloom::cli {
-namespace {
-
-std::string_view without_carriage_return(std::string_view line) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  return line;
+bool line_reader::fill() {
+  if (at_end_) return false;
+  if (start_ > 0) {
+    buffer_.erase(0, start_);
+    start_ = 0;
+  }
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+    if (n > 0) {
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+      return true;
+    }
+    if (n == 0) {
+      at_end_ = true;
+      return false;
+    }
+    if (errno != EINTR) {
+      throw io_error(std::string("cannot read standard input: ") + std::strerror(errno) +
+                     "; check what is piped in");
+    }
+  }
 }
 
-}  // namespace
+bool line_reader::next(std::string& line) {
+  for (;;) {
+    const std::size_t end = buffer_.find('\n', start_);
+    if (end != std::string::npos) {
+      line.assign(buffer_, start_, end - start_);
+      start_ = end + 1;
+      break;
+    }
+    if (!fill()) {
+      if (start_ == buffer_.size()) return false;
+      line.assign(buffer_, start_);
+      start_ = buffer_.size();
+      break;
+    }
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
 
-void for_each_item(const std::vector<std::string>& args, std::istream& in,
+bool line_reader::ready() {
+  if (at_end_ || buffer_.find('\n', start_) != std::string::npos) return true;
+  pollfd request{fd_, POLLIN, 0};
+  return ::poll(&request, 1, 0) > 0;
+}
+
+void for_each_item(const std::vector<std::string>& args,
                    const std::function<void(std::string_view)>& fn) {
   if (!args.empty()) {
     for (const auto& item : args) fn(item);
     return;
   }
+  line_reader in;
   std::string line;
-  while (std::getline(in, line)) fn(without_carriage_return(line));
+  for (;;) {
+    if (!in.ready()) std::fflush(stdout);
+    if (!in.next(line)) return;
+    fn(line);
+  }
 }
 
-bool read_batch(std::istream& in, std::vector<std::string>& batch, std::size_t max) {
+bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t max) {
   batch.clear();
   std::string line;
-  while (batch.size() < max && std::getline(in, line)) {
-    batch.emplace_back(without_carriage_return(line));
+  while (batch.size() < max) {
+    if (!batch.empty() && !in.ready()) break;
+    if (!in.next(line)) break;
+    batch.push_back(std::move(line));
   }
   return !batch.empty();
 }

@@ -13,7 +13,6 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
-#include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -42,16 +41,43 @@ struct context {
   int exit_status = exit_ok;  // a command sets exit_negative for a "no"
 };
 
+/// Reads standard input (or another descriptor) line by line, with its own
+/// buffer, and can tell whether a line is available without waiting. That is
+/// what lets commands work in batches without stalling a caller that writes
+/// one line and waits for the answer (a co-process).
+class line_reader {
+ public:
+  explicit line_reader(int fd = 0) noexcept : fd_(fd) {}
+
+  /// The next line without its '\n' (and without a trailing '\r', so CRLF
+  /// input works); false at the end of the input. A last line without '\n'
+  /// counts. Throws ringbloom::io_error when the read fails.
+  bool next(std::string& line);
+
+  /// Whether next() can return without waiting for more input.
+  [[nodiscard]] bool ready();
+
+ private:
+  bool fill();  // reads more into buffer_; false at end of input
+
+  int fd_;
+  std::string buffer_;
+  std::size_t start_ = 0;
+  bool at_end_ = false;
+};
+
 /// Calls `fn` for each item: the elements of `args` or, when `args` is empty,
-/// each line of `in` (a trailing '\r' is dropped, so CRLF files work).
-/// Lines are streamed: nothing is held beyond the current line.
-void for_each_item(const std::vector<std::string>& args, std::istream& in,
+/// each line of standard input, streamed: nothing is held beyond the current
+/// line. Standard output is flushed whenever the next line is not there yet,
+/// so a co-process gets each answer before it sends the next question.
+void for_each_item(const std::vector<std::string>& args,
                    const std::function<void(std::string_view)>& fn);
 
-/// Reads up to `max` items into `batch` (cleared first) from `in`, one per
-/// line; returns false once `in` is exhausted and nothing was read. For
-/// commands that process standard input in batches.
-bool read_batch(std::istream& in, std::vector<std::string>& batch, std::size_t max);
+/// Reads up to `max` lines into `batch` (cleared first); returns false once
+/// the input is exhausted and nothing was read. A batch ends early when the
+/// lines read so far would otherwise wait for more input, so a slow writer
+/// gets its answers at once. Callers flush their output after each batch.
+bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t max);
 
 /// Whether stdout / stderr is a terminal.
 [[nodiscard]] bool stdout_is_terminal();

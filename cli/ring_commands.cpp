@@ -18,7 +18,6 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -324,7 +323,7 @@ hash_ring ring_from(const std::string& file, const std::string& nodes, const rin
 void run_lookup(const lookup_options& o) {
   const hash_ring ring = ring_from(o.ring_file, o.nodes, o.ring);
   std::string line;
-  for_each_item(o.keys, std::cin, [&](std::string_view key) {
+  for_each_item(o.keys, [&](std::string_view key) {
     const std::uint64_t h = ring.key_hash(key);
     if (o.json) {
       json doc;

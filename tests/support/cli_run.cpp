@@ -114,6 +114,75 @@ cli_result run_cli(const std::vector<std::string>& args, const std::string& stdi
 #endif
 }
 
+cli_process::cli_process(const std::vector<std::string>& args) {
+#ifndef RINGBLOOM_CLI_PATH
+  (void)args;
+  throw std::runtime_error("this test was built without the CLI (RINGBLOOM_CLI_PATH)");
+#else
+  std::vector<std::string> argv_strings{RINGBLOOM_CLI_PATH};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::array<int, 2> in{}, out{};
+  if (::pipe2(in.data(), O_CLOEXEC) != 0 || ::pipe2(out.data(), O_CLOEXEC) != 0) fail("pipe");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  auto argv = c_strings(argv_strings);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]);
+  ::close(out[1]);
+  if (spawned != 0) {
+    errno = spawned;
+    fail("posix_spawn");
+  }
+  pid_ = pid;
+  in_ = in[1];
+  out_ = out[0];
+#endif
+}
+
+cli_process::~cli_process() {
+  if (pid_ >= 0) (void)finish();
+}
+
+void cli_process::write_line(const std::string& line) {
+  const std::string bytes = line + "\n";
+  if (::write(in_, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) fail("write");
+}
+
+std::optional<std::string> cli_process::read_line(int timeout_ms) {
+  for (;;) {
+    const auto end = pending_.find('\n');
+    if (end != std::string::npos) {
+      std::string line = pending_.substr(0, end);
+      pending_.erase(0, end + 1);
+      return line;
+    }
+    pollfd request{out_, POLLIN, 0};
+    if (::poll(&request, 1, timeout_ms) <= 0) return std::nullopt;
+    std::array<char, 4096> buffer{};
+    const ssize_t n = ::read(out_, buffer.data(), buffer.size());
+    if (n <= 0) return std::nullopt;
+    pending_.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+}
+
+int cli_process::finish() {
+  if (pid_ < 0) return exit_code_;
+  if (in_ >= 0) ::close(in_);
+  if (out_ >= 0) ::close(out_);
+  in_ = out_ = -1;
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0) {
+    if (errno != EINTR) fail("waitpid");
+  }
+  pid_ = -1;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit_code_;
+}
+
 temp_dir::temp_dir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "ringbloom-test-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) fail("mkdtemp");

@@ -1,6 +1,7 @@
 // tests/cli_run.hpp: runs the built `ringbloom` binary for CLI tests.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,33 @@ struct cli_result {
 /// Environment variables in `env` ("NAME=value") are added to the child's.
 cli_result run_cli(const std::vector<std::string>& args, const std::string& stdin_text = {},
                    const std::vector<std::string>& env = {});
+
+/// A running CLI process talked to line by line, as a co-process: write a
+/// question, wait for its answer, write the next.
+class cli_process {
+ public:
+  /// Starts the CLI with `args`, its stdin and stdout connected to pipes.
+  explicit cli_process(const std::vector<std::string>& args);
+  cli_process(const cli_process&) = delete;
+  cli_process& operator=(const cli_process&) = delete;
+  /// Closes the pipes and waits for the process.
+  ~cli_process();
+
+  /// Writes `line` and a newline to the process's stdin.
+  void write_line(const std::string& line);
+  /// The next line of its stdout (without '\n'), or nothing if none arrives
+  /// within `timeout_ms` milliseconds.
+  std::optional<std::string> read_line(int timeout_ms);
+  /// Closes stdin and returns the exit code.
+  int finish();
+
+ private:
+  int pid_ = -1;
+  int in_ = -1;
+  int out_ = -1;
+  std::string pending_;
+  int exit_code_ = -1;
+};
 
 /// A fresh empty directory under the system's temporary directory, removed
 /// when the object goes out of scope.
