@@ -7,6 +7,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -31,7 +32,7 @@ std::uint64_t round_up_to_block(std::uint64_t bits) {
 
 blocked_bloom_filter::blocked_bloom_filter(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
                                            std::uint64_t seed)
-    : bits_(round_up_to_block(bits)), hashes_(hashes), hash_(hash), seed_(seed) {
+    : filter_core(round_up_to_block(bits), hashes, hash, seed) {
   detail::check_filter_args(blocked_what, bits_, hashes, max_blocked_hashes, hash, seed);
   words_ = detail::word_store(static_cast<std::size_t>(bits_ / 64));
 }
@@ -99,39 +100,22 @@ std::vector<bit_probe> blocked_bloom_filter::explain(std::string_view item) cons
   return out;
 }
 
-bool blocked_bloom_filter::bit(std::uint64_t position) const noexcept {
-  return ((words_.data()[position >> 6] >> (position & 63)) & 1) != 0;
-}
+bool blocked_bloom_filter::bit(std::uint64_t position) const noexcept { return bit_at(position); }
 
 bool blocked_bloom_filter::compatible_with(const blocked_bloom_filter& other,
                                            std::string* why) const {
-  return detail::same_shape(bits_, hashes_, hash_, seed_, other.bits_, other.hashes_, other.hash_,
-                            other.seed_, why);
+  return same_shape(other, why);
 }
 
 void blocked_bloom_filter::merge(const blocked_bloom_filter& other) {
-  std::string why;
-  if (!compatible_with(other, &why)) detail::throw_incompatible("merge", why);
-  std::uint64_t* w = words_.mutable_data();
-  const std::uint64_t* o = other.words_.data();
-  for (std::size_t i = 0; i < words_.size(); ++i) w[i] |= o[i];
-  items_ = detail::saturating_add(items_, other.items_);
+  merge_words(other, std::bit_or<>{});
 }
 
 void blocked_bloom_filter::intersect(const blocked_bloom_filter& other) {
-  std::string why;
-  if (!compatible_with(other, &why)) detail::throw_incompatible("intersect", why);
-  std::uint64_t* w = words_.mutable_data();
-  const std::uint64_t* o = other.words_.data();
-  for (std::size_t i = 0; i < words_.size(); ++i) w[i] &= o[i];
-  items_ = std::min(items_, other.items_);
+  intersect_words(other, std::bit_and<>{});
 }
 
-void blocked_bloom_filter::clear() {
-  std::uint64_t* w = words_.mutable_data();
-  std::fill(w, w + words_.size(), std::uint64_t{0});
-  items_ = 0;
-}
+void blocked_bloom_filter::clear() { clear_words(); }
 
 double blocked_bloom_filter::estimated_items() const noexcept {
   // Word slot w of every block receives c_w bits per item, uniformly over its
@@ -206,23 +190,12 @@ blocked_bloom_filter blocked_bloom_filter::from_words(std::uint64_t bits, std::u
         bits / 64, words.size()));
   }
   blocked_bloom_filter f;
-  f.bits_ = bits;
-  f.hashes_ = hashes;
-  f.hash_ = hash;
-  f.seed_ = seed;
-  f.items_ = items;
-  f.words_ = std::move(words);
+  f.assign(bits, hashes, hash, seed, items, std::move(words));
   return f;
 }
 
 bool operator==(const blocked_bloom_filter& a, const blocked_bloom_filter& b) noexcept {
-  if (a.bits_ != b.bits_ || a.hashes_ != b.hashes_ || a.hash_ != b.hash_ || a.seed_ != b.seed_ ||
-      a.items_ != b.items_) {
-    return false;
-  }
-  const auto wa = a.words();
-  const auto wb = b.words();
-  return std::equal(wa.begin(), wa.end(), wb.begin(), wb.end());
+  return a.same_value(b);
 }
 
 }  // namespace ringbloom

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
@@ -255,26 +256,6 @@ void check_filter_data(std::string_view what, std::uint64_t bits, std::uint32_t 
   check_filter<data_error>(what, bits, hashes, max_hashes, hash, seed);
 }
 
-bool same_shape(std::uint64_t bits_a, std::uint32_t hashes_a, hash_kind hash_a,
-                std::uint64_t seed_a, std::uint64_t bits_b, std::uint32_t hashes_b,
-                hash_kind hash_b, std::uint64_t seed_b, std::string* why) {
-  std::string reason;
-  if (bits_a != bits_b) {
-    reason = fmt::format("the first has {} bits and the second {}", bits_a, bits_b);
-  } else if (hashes_a != hashes_b) {
-    reason = fmt::format("the first uses {} hashes per item and the second {}", hashes_a, hashes_b);
-  } else if (hash_a != hash_b) {
-    reason = fmt::format("the first uses the {} hash and the second {}", hash_name(hash_a),
-                         hash_name(hash_b));
-  } else if (seed_a != seed_b) {
-    reason = fmt::format("the first has seed {} and the second {}", seed_a, seed_b);
-  } else {
-    return true;
-  }
-  if (why != nullptr) *why = std::move(reason);
-  return false;
-}
-
 void throw_incompatible(std::string_view operation, const std::string& why) {
   throw std::invalid_argument(fmt::format(
       "cannot {} incompatible filters: {}; only filters of the same kind, size, number of "
@@ -303,6 +284,58 @@ word_store word_store::owned_copy() const {
   return copy;
 }
 
+// --- filter_core ---------------------------------------------------------------
+
+bool filter_core::same_shape(const filter_core& other, std::string* why) const {
+  std::string reason;
+  if (bits_ != other.bits_) {
+    reason = fmt::format("the first has {} bits and the second {}", bits_, other.bits_);
+  } else if (hashes_ != other.hashes_) {
+    reason =
+        fmt::format("the first uses {} hashes per item and the second {}", hashes_, other.hashes_);
+  } else if (hash_ != other.hash_) {
+    reason = fmt::format("the first uses the {} hash and the second {}", hash_name(hash_),
+                         hash_name(other.hash_));
+  } else if (seed_ != other.seed_) {
+    reason = fmt::format("the first has seed {} and the second {}", seed_, other.seed_);
+  } else {
+    return true;
+  }
+  if (why != nullptr) *why = std::move(reason);
+  return false;
+}
+
+void filter_core::require_same_shape(const filter_core& other, std::string_view operation) const {
+  std::string why;
+  if (!same_shape(other, &why)) throw_incompatible(operation, why);
+}
+
+void filter_core::clear_words() {
+  std::uint64_t* w = words_.mutable_data();
+  std::fill(w, w + words_.size(), std::uint64_t{0});
+  items_ = 0;
+}
+
+bool filter_core::same_value(const filter_core& other) const noexcept {
+  if (bits_ != other.bits_ || hashes_ != other.hashes_ || hash_ != other.hash_ ||
+      seed_ != other.seed_ || items_ != other.items_) {
+    return false;
+  }
+  const auto wa = words();
+  const auto wb = other.words();
+  return std::equal(wa.begin(), wa.end(), wb.begin(), wb.end());
+}
+
+void filter_core::assign(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
+                         std::uint64_t seed, std::uint64_t items, word_store words) noexcept {
+  bits_ = bits;
+  hashes_ = hashes;
+  hash_ = hash;
+  seed_ = seed;
+  items_ = items;
+  words_ = std::move(words);
+}
+
 }  // namespace detail
 
 // --- bloom_filter --------------------------------------------------------------
@@ -317,7 +350,7 @@ std::size_t classic_words(std::uint64_t bits) { return static_cast<std::size_t>(
 
 bloom_filter::bloom_filter(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
                            std::uint64_t seed)
-    : bits_(bits), hashes_(hashes), hash_(hash), seed_(seed) {
+    : filter_core(bits, hashes, hash, seed) {
   detail::check_filter_args(classic_what, bits, hashes, max_filter_hashes, hash, seed);
   words_ = detail::word_store(classic_words(bits));
 }
@@ -404,38 +437,19 @@ std::vector<bit_probe> bloom_filter::explain(std::string_view item) const {
   return out;
 }
 
-bool bloom_filter::bit(std::uint64_t position) const noexcept {
-  return ((words_.data()[position >> 6] >> (position & 63)) & 1) != 0;
-}
+bool bloom_filter::bit(std::uint64_t position) const noexcept { return bit_at(position); }
 
 bool bloom_filter::compatible_with(const bloom_filter& other, std::string* why) const {
-  return detail::same_shape(bits_, hashes_, hash_, seed_, other.bits_, other.hashes_, other.hash_,
-                            other.seed_, why);
+  return same_shape(other, why);
 }
 
-void bloom_filter::merge(const bloom_filter& other) {
-  std::string why;
-  if (!compatible_with(other, &why)) detail::throw_incompatible("merge", why);
-  std::uint64_t* w = words_.mutable_data();
-  const std::uint64_t* o = other.words_.data();
-  for (std::size_t i = 0; i < words_.size(); ++i) w[i] |= o[i];
-  items_ = detail::saturating_add(items_, other.items_);
-}
+void bloom_filter::merge(const bloom_filter& other) { merge_words(other, std::bit_or<>{}); }
 
 void bloom_filter::intersect(const bloom_filter& other) {
-  std::string why;
-  if (!compatible_with(other, &why)) detail::throw_incompatible("intersect", why);
-  std::uint64_t* w = words_.mutable_data();
-  const std::uint64_t* o = other.words_.data();
-  for (std::size_t i = 0; i < words_.size(); ++i) w[i] &= o[i];
-  items_ = std::min(items_, other.items_);
+  intersect_words(other, std::bit_and<>{});
 }
 
-void bloom_filter::clear() {
-  std::uint64_t* w = words_.mutable_data();
-  std::fill(w, w + words_.size(), std::uint64_t{0});
-  items_ = 0;
-}
+void bloom_filter::clear() { clear_words(); }
 
 double bloom_filter::estimated_items() const noexcept {
   return bloom_math::estimate_items(
@@ -481,23 +495,10 @@ bloom_filter bloom_filter::from_words(std::uint64_t bits, std::uint32_t hashes, 
     }
   }
   bloom_filter f;
-  f.bits_ = bits;
-  f.hashes_ = hashes;
-  f.hash_ = hash;
-  f.seed_ = seed;
-  f.items_ = items;
-  f.words_ = std::move(words);
+  f.assign(bits, hashes, hash, seed, items, std::move(words));
   return f;
 }
 
-bool operator==(const bloom_filter& a, const bloom_filter& b) noexcept {
-  if (a.bits_ != b.bits_ || a.hashes_ != b.hashes_ || a.hash_ != b.hash_ || a.seed_ != b.seed_ ||
-      a.items_ != b.items_) {
-    return false;
-  }
-  const auto wa = a.words();
-  const auto wb = b.words();
-  return std::equal(wa.begin(), wa.end(), wb.begin(), wb.end());
-}
+bool operator==(const bloom_filter& a, const bloom_filter& b) noexcept { return a.same_value(b); }
 
 }  // namespace ringbloom

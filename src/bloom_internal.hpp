@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ringbloom/bloom.hpp"
+#include "ringbloom/detail/bloom_core.hpp"  // saturating_add
 #include "ringbloom/hash.hpp"
 
 namespace ringbloom::detail {
@@ -28,24 +29,11 @@ void check_filter_args(std::string_view what, std::uint64_t bits, std::uint32_t 
 void check_filter_data(std::string_view what, std::uint64_t bits, std::uint32_t hashes,
                        std::uint32_t max_hashes, hash_kind hash, std::uint64_t seed);
 
-/// Compares the parameters two filters must share to be merged or
-/// intersected. Returns true when equal; otherwise false and, if `why`,
-/// a sentence saying what differs.
-bool same_shape(std::uint64_t bits_a, std::uint32_t hashes_a, hash_kind hash_a,
-                std::uint64_t seed_a, std::uint64_t bits_b, std::uint32_t hashes_b,
-                hash_kind hash_b, std::uint64_t seed_b, std::string* why);
-
 /// Throws std::invalid_argument with `why` and what to do.
 [[noreturn]] void throw_incompatible(std::string_view operation, const std::string& why);
 
 /// Number of set bits in words[0..count).
 [[nodiscard]] std::uint64_t count_ones(const std::uint64_t* words, std::size_t count) noexcept;
-
-/// a + b without wrapping (saturating at 2^64 - 1).
-[[nodiscard]] inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
-  const std::uint64_t s = a + b;
-  return s < a ? ~std::uint64_t{0} : s;
-}
 
 [[nodiscard]] inline std::uint64_t atomic_load(const std::uint64_t& word) noexcept {
   // atomic_ref<const T> arrives only in C++26; the load does not write.

@@ -42,7 +42,7 @@ std::uint64_t nonzero_nibbles(std::uint64_t x) {
 
 counting_bloom_filter::counting_bloom_filter(std::uint64_t counters, std::uint32_t hashes,
                                              hash_kind hash, std::uint64_t seed)
-    : counters_(counters), hashes_(hashes), hash_(hash), seed_(seed) {
+    : filter_core(counters, hashes, hash, seed) {
   detail::check_filter_args(counting_what, counters, hashes, max_filter_hashes, hash, seed);
   words_ = detail::word_store(counting_words(counters));
 }
@@ -55,7 +55,7 @@ counting_bloom_filter counting_bloom_filter::for_capacity(std::uint64_t capacity
 
 void counting_bloom_filter::add(std::string_view item) {
   std::uint64_t* w = words_.mutable_data();
-  detail::classic_positions(hash_, seed_, counters_, hashes_, item, [w](std::uint64_t p) {
+  detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
     if (get_counter(w, p) < counter_max) w[p >> 4] += std::uint64_t{1} << shift_of(p);
     return true;
   });
@@ -64,7 +64,7 @@ void counting_bloom_filter::add(std::string_view item) {
 
 void counting_bloom_filter::add_concurrent(std::string_view item) {
   std::uint64_t* w = words_.mutable_data();
-  detail::classic_positions(hash_, seed_, counters_, hashes_, item, [w](std::uint64_t p) {
+  detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
     std::atomic_ref<std::uint64_t> word(w[p >> 4]);
     const unsigned sh = shift_of(p);
     std::uint64_t old = word.load(std::memory_order_relaxed);
@@ -105,13 +105,13 @@ void counting_bloom_filter::remove(std::string_view item) {
 
 bool counting_bloom_filter::may_contain(std::string_view item) const {
   const std::uint64_t* w = words_.data();
-  return detail::classic_positions(hash_, seed_, counters_, hashes_, item,
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, item,
                                    [w](std::uint64_t p) { return get_counter(w, p) != 0; });
 }
 
 bool counting_bloom_filter::may_contain_concurrent(std::string_view item) const {
   const std::uint64_t* w = words_.data();
-  return detail::classic_positions(hash_, seed_, counters_, hashes_, item, [w](std::uint64_t p) {
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
     return ((detail::atomic_load(w[p >> 4]) >> shift_of(p)) & nibble_mask) != 0;
   });
 }
@@ -119,7 +119,7 @@ bool counting_bloom_filter::may_contain_concurrent(std::string_view item) const 
 std::vector<std::uint64_t> counting_bloom_filter::positions(std::string_view item) const {
   std::vector<std::uint64_t> out;
   out.reserve(hashes_);
-  detail::classic_positions(hash_, seed_, counters_, hashes_, item, [&out](std::uint64_t p) {
+  detail::classic_positions(hash_, seed_, bits_, hashes_, item, [&out](std::uint64_t p) {
     out.push_back(p);
     return true;
   });
@@ -138,46 +138,33 @@ std::uint32_t counting_bloom_filter::counter(std::uint64_t position) const noexc
 
 bool counting_bloom_filter::compatible_with(const counting_bloom_filter& other,
                                             std::string* why) const {
-  return detail::same_shape(counters_, hashes_, hash_, seed_, other.counters_, other.hashes_,
-                            other.hash_, other.seed_, why);
+  return same_shape(other, why);
 }
 
 void counting_bloom_filter::merge(const counting_bloom_filter& other) {
-  std::string why;
-  if (!compatible_with(other, &why)) detail::throw_incompatible("merge", why);
-  std::uint64_t* w = words_.mutable_data();
-  const std::uint64_t* o = other.words_.data();
-  for (std::size_t i = 0; i < words_.size(); ++i) {
+  // Counter by counter: the sum, saturating at 15.
+  merge_words(other, [](std::uint64_t a, std::uint64_t b) {
     std::uint64_t out = 0;
     for (unsigned sh = 0; sh < 64; sh += 4) {
-      const std::uint64_t sum = ((w[i] >> sh) & nibble_mask) + ((o[i] >> sh) & nibble_mask);
+      const std::uint64_t sum = ((a >> sh) & nibble_mask) + ((b >> sh) & nibble_mask);
       out |= std::min<std::uint64_t>(sum, counter_max) << sh;
     }
-    w[i] = out;
-  }
-  items_ = detail::saturating_add(items_, other.items_);
+    return out;
+  });
 }
 
 void counting_bloom_filter::intersect(const counting_bloom_filter& other) {
-  std::string why;
-  if (!compatible_with(other, &why)) detail::throw_incompatible("intersect", why);
-  std::uint64_t* w = words_.mutable_data();
-  const std::uint64_t* o = other.words_.data();
-  for (std::size_t i = 0; i < words_.size(); ++i) {
+  // Counter by counter: the smaller.
+  intersect_words(other, [](std::uint64_t a, std::uint64_t b) {
     std::uint64_t out = 0;
     for (unsigned sh = 0; sh < 64; sh += 4) {
-      out |= std::min((w[i] >> sh) & nibble_mask, (o[i] >> sh) & nibble_mask) << sh;
+      out |= std::min((a >> sh) & nibble_mask, (b >> sh) & nibble_mask) << sh;
     }
-    w[i] = out;
-  }
-  items_ = std::min(items_, other.items_);
+    return out;
+  });
 }
 
-void counting_bloom_filter::clear() {
-  std::uint64_t* w = words_.mutable_data();
-  std::fill(w, w + words_.size(), std::uint64_t{0});
-  items_ = 0;
-}
+void counting_bloom_filter::clear() { clear_words(); }
 
 std::uint64_t counting_bloom_filter::saturated_counters() const noexcept {
   std::uint64_t n = 0;
@@ -198,15 +185,15 @@ filter_stats counting_bloom_filter::stats() const {
   s.kind = filter_kind::counting;
   s.hash = hash_;
   s.seed = seed_;
-  s.bits = counters_;
+  s.bits = bits_;
   s.hashes = hashes_;
   s.layers = 1;
   s.items_added = items_;
   const std::uint64_t* w = words_.data();
   for (std::size_t i = 0; i < words_.size(); ++i) s.bits_set += nonzero_nibbles(w[i]);
-  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(counters_);
+  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(bits_);
   s.expected_fpr = std::pow(s.fill_ratio, static_cast<double>(hashes_));
-  s.estimated_items = bloom_math::estimate_items(static_cast<double>(counters_), hashes_,
+  s.estimated_items = bloom_math::estimate_items(static_cast<double>(bits_), hashes_,
                                                  static_cast<double>(s.bits_set));
   s.memory_bytes = words_.size() * sizeof(std::uint64_t);
   return s;
@@ -228,23 +215,12 @@ counting_bloom_filter counting_bloom_filter::from_words(std::uint64_t counters,
         "from a backup or recreate the filter");
   }
   counting_bloom_filter f;
-  f.counters_ = counters;
-  f.hashes_ = hashes;
-  f.hash_ = hash;
-  f.seed_ = seed;
-  f.items_ = items;
-  f.words_ = std::move(words);
+  f.assign(counters, hashes, hash, seed, items, std::move(words));
   return f;
 }
 
 bool operator==(const counting_bloom_filter& a, const counting_bloom_filter& b) noexcept {
-  if (a.counters_ != b.counters_ || a.hashes_ != b.hashes_ || a.hash_ != b.hash_ ||
-      a.seed_ != b.seed_ || a.items_ != b.items_) {
-    return false;
-  }
-  const auto wa = a.words();
-  const auto wb = b.words();
-  return std::equal(wa.begin(), wa.end(), wb.begin(), wb.end());
+  return a.same_value(b);
 }
 
 }  // namespace ringbloom

@@ -60,6 +60,7 @@
 #include <vector>
 
 #include "ringbloom/bloom.hpp"
+#include "ringbloom/detail/bloom_core.hpp"
 #include "ringbloom/detail/bloom_storage.hpp"
 #include "ringbloom/detail/simd.hpp"
 #include "ringbloom/hash.hpp"
@@ -84,7 +85,7 @@ enum class simd_path : std::uint8_t {
 /// "scalar", "avx2" or "avx512".
 [[nodiscard]] std::string_view simd_path_name(simd_path path) noexcept;
 
-class blocked_bloom_filter {
+class blocked_bloom_filter : private detail::filter_core {
  public:
   static constexpr std::uint64_t block_bits = 512;
   static constexpr std::size_t block_words = 8;
@@ -167,12 +168,14 @@ class blocked_bloom_filter {
                                      std::string* why = nullptr) const;
   void clear();
 
-  [[nodiscard]] std::uint64_t bits() const noexcept { return bits_; }
+  // std::uint64_t bits(), std::uint32_t hashes(), hash_kind hash(),
+  // std::uint64_t seed(), std::uint64_t items_added(): as bloom_filter's.
+  using filter_core::bits;
+  using filter_core::hash;
+  using filter_core::hashes;
+  using filter_core::items_added;
+  using filter_core::seed;
   [[nodiscard]] std::uint64_t blocks() const noexcept { return bits_ / block_bits; }
-  [[nodiscard]] std::uint32_t hashes() const noexcept { return hashes_; }
-  [[nodiscard]] hash_kind hash() const noexcept { return hash_; }
-  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
-  [[nodiscard]] std::uint64_t items_added() const noexcept { return items_; }
   /// Swamidass-Baldi per word slot: bit j of every item lands uniformly in
   /// word j % 8 of some block, so each of the min(k, 8) word slots is a
   /// classic filter of blocks*64 bits; the estimate is their average.
@@ -180,8 +183,10 @@ class blocked_bloom_filter {
   /// expected_fpr is exact for the current bits: the average over blocks of
   /// prod_w (popcount(word w) / 64)^c_w.
   [[nodiscard]] filter_stats stats() const;
-  [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.words(); }
+  // bool read_only(), std::span<const std::uint64_t> words(): as
+  // bloom_filter's (block b is words 8b..8b+7).
+  using filter_core::read_only;
+  using filter_core::words;
 
   /// For the file loader; requires bits % 512 == 0 and words.size() ==
   /// bits / 64; throws data_error otherwise.
@@ -195,12 +200,6 @@ class blocked_bloom_filter {
  private:
   blocked_bloom_filter() = default;
 
-  std::uint64_t bits_ = 0;
-  std::uint32_t hashes_ = 0;
-  hash_kind hash_ = default_hash;
-  std::uint64_t seed_ = 0;
-  std::uint64_t items_ = 0;
-  detail::word_store words_;
   const detail::block_kernels* kernels_ = &detail::best_kernels();
 };
 

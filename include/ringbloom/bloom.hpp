@@ -65,6 +65,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/detail/bloom_core.hpp"
 #include "ringbloom/detail/bloom_storage.hpp"
 #include "ringbloom/hash.hpp"
 
@@ -208,7 +209,7 @@ struct bloom_math {
 };
 
 /// The classic Bloom filter: m bits, k positions anywhere in the array.
-class bloom_filter {
+class bloom_filter : private detail::filter_core {
  public:
   /// An empty filter of `bits` bits and `hashes` hash functions, the
   /// seeds' explicit form. Throws std::invalid_argument unless
@@ -301,22 +302,26 @@ class bloom_filter {
   /// Forgets every item (all bits 0, count 0).
   void clear();
 
-  [[nodiscard]] std::uint64_t bits() const noexcept { return bits_; }
-  [[nodiscard]] std::uint32_t hashes() const noexcept { return hashes_; }
-  [[nodiscard]] hash_kind hash() const noexcept { return hash_; }
-  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
-  /// Additions recorded by add / add_concurrent (duplicates count each time;
-  /// merge adds the other's count).
-  [[nodiscard]] std::uint64_t items_added() const noexcept { return items_; }
+  // std::uint64_t bits(), std::uint32_t hashes(), hash_kind hash(),
+  // std::uint64_t seed(): the parameters.
+  using filter_core::bits;
+  using filter_core::hash;
+  using filter_core::hashes;
+  using filter_core::seed;
+  /// std::uint64_t items_added(): additions recorded by add / add_concurrent
+  /// (duplicates count each time; merge adds the other's count).
+  using filter_core::items_added;
   /// Swamidass-Baldi estimate of the distinct items, from the bits.
   [[nodiscard]] double estimated_items() const noexcept;
   [[nodiscard]] filter_stats stats() const;
-  /// Whether this filter is a read-only view of a mapped file.
-  [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
+  /// bool read_only(): whether this filter is a read-only view of a mapped
+  /// file.
+  using filter_core::read_only;
 
-  /// The bit array as 64-bit words; bit p is bit (p % 64) of word p / 64.
-  /// Bits at and beyond bits() in the last word are always 0.
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.words(); }
+  /// std::span<const std::uint64_t> words(): the bit array as 64-bit words;
+  /// bit p is bit (p % 64) of word p / 64. Bits at and beyond bits() in the
+  /// last word are always 0.
+  using filter_core::words;
 
   /// For the file loader: a filter over existing words (copied or viewed),
   /// with `items` additions recorded. Validates like the constructor and
@@ -332,13 +337,6 @@ class bloom_filter {
   bloom_filter() = default;
   template <class Fn>
   void for_each_position(std::string_view item, Fn&& fn) const;
-
-  std::uint64_t bits_ = 0;
-  std::uint32_t hashes_ = 0;
-  hash_kind hash_ = default_hash;
-  std::uint64_t seed_ = 0;
-  std::uint64_t items_ = 0;
-  detail::word_store words_;
 };
 
 }  // namespace ringbloom

@@ -42,12 +42,13 @@
 #include <vector>
 
 #include "ringbloom/bloom.hpp"
+#include "ringbloom/detail/bloom_core.hpp"
 #include "ringbloom/detail/bloom_storage.hpp"
 #include "ringbloom/hash.hpp"
 
 namespace ringbloom {
 
-class counting_bloom_filter {
+class counting_bloom_filter : private detail::filter_core {
  public:
   static constexpr std::uint32_t counter_bits = 4;
   static constexpr std::uint32_t counter_max = 15;  ///< saturated
@@ -92,23 +93,28 @@ class counting_bloom_filter {
                                      std::string* why = nullptr) const;
   void clear();
 
-  [[nodiscard]] std::uint64_t counters() const noexcept { return counters_; }
-  [[nodiscard]] std::uint64_t bits() const noexcept { return counters_; }  ///< same as counters()
-  [[nodiscard]] std::uint32_t hashes() const noexcept { return hashes_; }
-  [[nodiscard]] hash_kind hash() const noexcept { return hash_; }
-  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
-  /// Additions minus successful removals.
-  [[nodiscard]] std::uint64_t items_added() const noexcept { return items_; }
+  [[nodiscard]] std::uint64_t counters() const noexcept { return bits_; }
+  /// std::uint64_t bits(): the same as counters().
+  using filter_core::bits;
+  // std::uint32_t hashes(), hash_kind hash(), std::uint64_t seed(): as
+  // bloom_filter's.
+  using filter_core::hash;
+  using filter_core::hashes;
+  using filter_core::seed;
+  /// std::uint64_t items_added(): additions minus successful removals.
+  using filter_core::items_added;
   /// Counters at 15.
   [[nodiscard]] std::uint64_t saturated_counters() const noexcept;
   [[nodiscard]] double estimated_items() const noexcept;
   /// bits_set counts non-zero counters; expected_fpr = (bits_set / m)^k.
   [[nodiscard]] filter_stats stats() const;
-  [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
+  /// bool read_only(): as bloom_filter's.
+  using filter_core::read_only;
 
-  /// Counter p is bits 4*(p % 16) .. 4*(p % 16)+3 of word p / 16; nibbles at
-  /// and beyond counters() in the last word are 0.
-  [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.words(); }
+  /// std::span<const std::uint64_t> words(): counter p is bits
+  /// 4*(p % 16) .. 4*(p % 16)+3 of word p / 16; nibbles at and beyond
+  /// counters() in the last word are 0.
+  using filter_core::words;
 
   /// For the file loader; requires words.size() == (counters + 15) / 16 and
   /// zero tail nibbles; throws data_error otherwise.
@@ -121,13 +127,6 @@ class counting_bloom_filter {
 
  private:
   counting_bloom_filter() = default;
-
-  std::uint64_t counters_ = 0;
-  std::uint32_t hashes_ = 0;
-  hash_kind hash_ = default_hash;
-  std::uint64_t seed_ = 0;
-  std::uint64_t items_ = 0;
-  detail::word_store words_;
 };
 
 }  // namespace ringbloom
