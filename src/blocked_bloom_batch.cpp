@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "bloom_internal.hpp"
 #include "ringbloom/blocked_bloom.hpp"
 #include "ringbloom/detail/bloom_hashing.hpp"
 #include "ringbloom/detail/simd.hpp"
@@ -26,15 +27,6 @@ namespace {
 /// memory latency, and two chunks (64 misses) in flight are as many as the
 /// core's L2 miss queue holds; the hashes (2 x 32 x 16 bytes) stay in L1.
 constexpr std::size_t chunk_items = 32;
-
-void check_out_size(std::size_t items, std::size_t out) {
-  if (out < items) {
-    throw std::invalid_argument(fmt::format(
-        "may_contain_many was given {} items but room for only {} answers; pass an output span "
-        "with at least one bool per item",
-        items, out));
-  }
-}
 
 }  // namespace
 
@@ -58,7 +50,7 @@ void blocked_bloom_filter::add_many(std::span<const hash128> hashes) {
 
 std::size_t blocked_bloom_filter::may_contain_many(std::span<const hash128> hashes,
                                                    std::span<bool> out) const {
-  check_out_size(hashes.size(), out.size());
+  detail::check_answer_span(hashes.size(), out.size());
   if (hashes.empty()) return 0;
   return kernels_->test_many(words_.data(), blocks(), hashes_, hashes.data(), hashes.size(),
                              out.data());
@@ -117,7 +109,7 @@ void add_items(blocked_bloom_filter& f, std::span<const Item> items) {
 template <class Item>
 std::size_t test_items(const blocked_bloom_filter& f, std::span<const Item> items,
                        std::span<bool> out) {
-  check_out_size(items.size(), out.size());
+  detail::check_answer_span(items.size(), out.size());
   std::size_t found = 0;
   pipeline(f, items, false, [&](const hash128* hashes, std::size_t first, std::size_t count) {
     found += f.may_contain_many(std::span<const hash128>(hashes, count), out.subspan(first, count));

@@ -263,6 +263,13 @@ void throw_incompatible(std::string_view operation, const std::string& why) {
       operation, why));
 }
 
+void throw_answer_span_too_small(std::size_t items, std::size_t answers) {
+  throw std::invalid_argument(fmt::format(
+      "may_contain_many was given {} items but room for only {} answers; pass an output span "
+      "with at least one bool per item",
+      items, answers));
+}
+
 std::uint64_t count_ones(const std::uint64_t* words, std::size_t count) noexcept {
   std::uint64_t ones = 0;
   for (std::size_t i = 0; i < count; ++i)

@@ -2,14 +2,12 @@
 // chunk of items, prefetch every position of every item in it, then set or
 // test the bits, so the chunk's k * chunk memory misses overlap instead of
 // being paid one item at a time. Other hashes loop over add / may_contain.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "bloom_internal.hpp"
 #include "ringbloom/bloom.hpp"
 #include "ringbloom/detail/bloom_hashing.hpp"
 
@@ -20,15 +18,6 @@ namespace {
 /// items put ~100 lines in flight: more than the core's line fill buffers,
 /// which is fine: the surplus waits in the L2 queue instead of stalling.
 constexpr std::size_t chunk_items = 16;
-
-void check_out_size(std::size_t items, std::size_t out) {
-  if (out < items) {
-    throw std::invalid_argument(fmt::format(
-        "may_contain_many was given {} items but room for only {} answers; pass an output span "
-        "with at least one bool per item",
-        items, out));
-  }
-}
 
 /// Hashes items[first, first + count) into `hashes` and prefetches the
 /// word of each of their positions.
@@ -65,7 +54,7 @@ void add_items(bloom_filter& f, std::span<const Item> items) {
 
 template <class Item>
 std::size_t test_items(const bloom_filter& f, std::span<const Item> items, std::span<bool> out) {
-  check_out_size(items.size(), out.size());
+  detail::check_answer_span(items.size(), out.size());
   std::size_t found = 0;
   if (f.hash() != hash_kind::xxh3) {
     for (std::size_t i = 0; i < items.size(); ++i) {

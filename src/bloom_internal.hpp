@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,6 +32,16 @@ void check_filter_data(std::string_view what, std::uint64_t bits, std::uint32_t 
 
 /// Throws std::invalid_argument with `why` and what to do.
 [[noreturn]] void throw_incompatible(std::string_view operation, const std::string& why);
+
+/// Throws std::invalid_argument: may_contain_many has room for only
+/// `answers` of its `items` answers.
+[[noreturn]] void throw_answer_span_too_small(std::size_t items, std::size_t answers);
+
+/// For may_contain_many: throws unless there is room for `items` answers.
+/// Inline, so that the batch loops pay only the comparison.
+inline void check_answer_span(std::size_t items, std::size_t answers) {
+  if (answers < items) throw_answer_span_too_small(items, answers);
+}
 
 /// Number of set bits in words[0..count).
 [[nodiscard]] std::uint64_t count_ones(const std::uint64_t* words, std::size_t count) noexcept;
