@@ -140,19 +140,12 @@ double blocked_bloom_filter::estimated_items() const noexcept {
 }
 
 filter_stats blocked_bloom_filter::stats() const {
-  filter_stats s;
-  s.kind = filter_kind::blocked;
-  s.hash = hash_;
-  s.seed = seed_;
-  s.bits = bits_;
-  s.hashes = hashes_;
-  s.layers = 1;
-  s.items_added = items_;
-  s.bits_set = detail::count_ones(words_.data(), words_.size());
-  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(bits_);
-  // Exact for the current bits: a stranger picks a block uniformly and in
-  // word w c_w uniform bits, so it passes with probability
-  // prod_w (ones_w / 64)^c_w in that block.
+  filter_stats s =
+      stats_from(filter_kind::blocked, detail::count_ones(words_.data(), words_.size()));
+  // The classic fill^k and estimate do not fit the blocked layout; both are
+  // replaced. expected_fpr is exact for the current bits: a stranger picks a
+  // block uniformly and in word w c_w uniform bits, so it passes with
+  // probability prod_w (ones_w / 64)^c_w in that block.
   std::array<std::uint32_t, 8> c{};
   for (std::uint32_t j = 0; j < hashes_; ++j) ++c[j & 7];
   const std::uint64_t* w = words_.data();
@@ -169,7 +162,6 @@ filter_stats blocked_bloom_filter::stats() const {
   }
   s.expected_fpr = sum / static_cast<double>(n_blocks);
   s.estimated_items = estimated_items();
-  s.memory_bytes = words_.size() * sizeof(std::uint64_t);
   return s;
 }
 

@@ -323,6 +323,26 @@ void filter_core::clear_words() {
   items_ = 0;
 }
 
+filter_stats filter_core::stats_from(filter_kind kind, std::uint64_t bits_set) const {
+  filter_stats s;
+  s.kind = kind;
+  s.hash = hash_;
+  s.seed = seed_;
+  s.bits = bits_;
+  s.hashes = hashes_;
+  s.layers = 1;
+  s.items_added = items_;
+  s.bits_set = bits_set;
+  s.fill_ratio = static_cast<double>(bits_set) / static_cast<double>(bits_);
+  // Given the bits, a stranger's k positions are (nearly) independent and
+  // uniform, so it passes with probability fill^k.
+  s.expected_fpr = std::pow(s.fill_ratio, static_cast<double>(hashes_));
+  s.estimated_items = bloom_math::estimate_items(static_cast<double>(bits_), hashes_,
+                                                 static_cast<double>(bits_set));
+  s.memory_bytes = words_.size() * sizeof(std::uint64_t);
+  return s;
+}
+
 bool filter_core::same_value(const filter_core& other) const noexcept {
   if (bits_ != other.bits_ || hashes_ != other.hashes_ || hash_ != other.hash_ ||
       seed_ != other.seed_ || items_ != other.items_) {
@@ -465,23 +485,7 @@ double bloom_filter::estimated_items() const noexcept {
 }
 
 filter_stats bloom_filter::stats() const {
-  filter_stats s;
-  s.kind = filter_kind::classic;
-  s.hash = hash_;
-  s.seed = seed_;
-  s.bits = bits_;
-  s.hashes = hashes_;
-  s.layers = 1;
-  s.items_added = items_;
-  s.bits_set = detail::count_ones(words_.data(), words_.size());
-  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(bits_);
-  // Given the bits, a stranger's k positions are (nearly) independent and
-  // uniform, so it passes with probability fill^k.
-  s.expected_fpr = std::pow(s.fill_ratio, static_cast<double>(hashes_));
-  s.estimated_items = bloom_math::estimate_items(static_cast<double>(bits_), hashes_,
-                                                 static_cast<double>(s.bits_set));
-  s.memory_bytes = words_.size() * sizeof(std::uint64_t);
-  return s;
+  return stats_from(filter_kind::classic, detail::count_ones(words_.data(), words_.size()));
 }
 
 bloom_filter bloom_filter::from_words(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,

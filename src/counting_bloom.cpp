@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cmath>
 #include <stdexcept>
 
 #include "bloom_internal.hpp"
@@ -181,22 +180,10 @@ std::uint64_t counting_bloom_filter::saturated_counters() const noexcept {
 double counting_bloom_filter::estimated_items() const noexcept { return stats().estimated_items; }
 
 filter_stats counting_bloom_filter::stats() const {
-  filter_stats s;
-  s.kind = filter_kind::counting;
-  s.hash = hash_;
-  s.seed = seed_;
-  s.bits = bits_;
-  s.hashes = hashes_;
-  s.layers = 1;
-  s.items_added = items_;
+  std::uint64_t nonzero = 0;
   const std::uint64_t* w = words_.data();
-  for (std::size_t i = 0; i < words_.size(); ++i) s.bits_set += nonzero_nibbles(w[i]);
-  s.fill_ratio = static_cast<double>(s.bits_set) / static_cast<double>(bits_);
-  s.expected_fpr = std::pow(s.fill_ratio, static_cast<double>(hashes_));
-  s.estimated_items = bloom_math::estimate_items(static_cast<double>(bits_), hashes_,
-                                                 static_cast<double>(s.bits_set));
-  s.memory_bytes = words_.size() * sizeof(std::uint64_t);
-  return s;
+  for (std::size_t i = 0; i < words_.size(); ++i) nonzero += nonzero_nibbles(w[i]);
+  return stats_from(filter_kind::counting, nonzero);
 }
 
 counting_bloom_filter counting_bloom_filter::from_words(std::uint64_t counters,

@@ -26,6 +26,11 @@
 #include "ringbloom/detail/bloom_storage.hpp"
 #include "ringbloom/hash.hpp"
 
+namespace ringbloom {
+enum class filter_kind : std::uint8_t;  // bloom.hpp
+struct filter_stats;                    // bloom.hpp
+}  // namespace ringbloom
+
 namespace ringbloom::detail {
 
 /// a + b without wrapping (saturating at 2^64 - 1).
@@ -82,6 +87,13 @@ class filter_core {
   [[nodiscard]] bool bit_at(std::uint64_t position) const noexcept {
     return ((words_.data()[position >> 6] >> (position & 63)) & 1) != 0;
   }
+
+  /// A kind's stats given `bits_set` (bits that are 1, or counters that are
+  /// not 0): the parameters, count and memory, fill = bits_set / m, and as
+  /// for k independent uniform positions (classic and counting kinds)
+  /// expected_fpr = fill^k and the Swamidass-Baldi estimate with m and k.
+  /// The blocked kind replaces those two with its own.
+  [[nodiscard]] filter_stats stats_from(filter_kind kind, std::uint64_t bits_set) const;
 
   /// Same parameters, count and words.
   [[nodiscard]] bool same_value(const filter_core& other) const noexcept;
