@@ -176,11 +176,8 @@ blocked_bloom_filter blocked_bloom_filter::from_words(std::uint64_t bits, std::u
         "corrupt",
         bits));
   }
-  if (words.size() != bits / 64) {
-    throw data_error(fmt::format(
-        "a blocked filter of {} bits has {} words, but {} were given; the data is corrupt", bits,
-        bits / 64, words.size()));
-  }
+  detail::check_word_count("a blocked filter", bits, "bits", static_cast<std::size_t>(bits / 64),
+                           words.size());
   blocked_bloom_filter f;
   f.assign(bits, hashes, hash, seed, items, std::move(words));
   return f;

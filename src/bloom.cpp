@@ -256,6 +256,24 @@ void check_filter_data(std::string_view what, std::uint64_t bits, std::uint32_t 
   check_filter<data_error>(what, bits, hashes, max_hashes, hash, seed);
 }
 
+void check_word_count(std::string_view what, std::uint64_t size, std::string_view unit,
+                      std::size_t expected, std::size_t given) {
+  if (given != expected) {
+    throw data_error(fmt::format("{} of {} {} has {} words, but {} were given; the data is corrupt",
+                                 what, size, unit, expected, given));
+  }
+}
+
+void check_tail_clear(std::string_view what, std::string_view unit, std::uint64_t last_word,
+                      unsigned used_bits) {
+  if (used_bits != 0 && (last_word >> used_bits) != 0) {
+    throw data_error(
+        fmt::format("{} has {} set beyond its size; the data is corrupt, restore it from a backup "
+                    "or recreate the filter",
+                    what, unit));
+  }
+}
+
 void throw_incompatible(std::string_view operation, const std::string& why) {
   throw std::invalid_argument(fmt::format(
       "cannot {} incompatible filters: {}; only filters of the same kind, size, number of "
@@ -492,19 +510,9 @@ bloom_filter bloom_filter::from_words(std::uint64_t bits, std::uint32_t hashes, 
                                       std::uint64_t seed, std::uint64_t items,
                                       detail::word_store words) {
   detail::check_filter_data(classic_what, bits, hashes, max_filter_hashes, hash, seed);
-  if (words.size() != classic_words(bits)) {
-    throw data_error(fmt::format(
-        "a classic filter of {} bits has {} words, but {} were given; the data is corrupt", bits,
-        classic_words(bits), words.size()));
-  }
-  if (bits % 64 != 0) {
-    const std::uint64_t tail = words.data()[words.size() - 1] >> (bits % 64);
-    if (tail != 0) {
-      throw data_error(
-          "a classic filter has bits set beyond its size; the data is corrupt, restore it from a "
-          "backup or recreate the filter");
-    }
-  }
+  detail::check_word_count("a classic filter", bits, "bits", classic_words(bits), words.size());
+  detail::check_tail_clear("a classic filter", "bits", words.data()[words.size() - 1],
+                           static_cast<unsigned>(bits % 64));
   bloom_filter f;
   f.assign(bits, hashes, hash, seed, items, std::move(words));
   return f;

@@ -30,6 +30,18 @@ void check_filter_args(std::string_view what, std::uint64_t bits, std::uint32_t 
 void check_filter_data(std::string_view what, std::uint64_t bits, std::uint32_t hashes,
                        std::uint32_t max_hashes, hash_kind hash, std::uint64_t seed);
 
+/// For from_words: throws data_error unless `given` == `expected` words
+/// ("a classic filter of 100 bits has 2 words, but 3 were given; ...").
+/// `what` names the filter, `size` and `unit` its size ("bits", "counters").
+void check_word_count(std::string_view what, std::uint64_t size, std::string_view unit,
+                      std::size_t expected, std::size_t given);
+
+/// For from_words: throws data_error when any bit at or above `used_bits`
+/// of `last_word` is set (nothing to check when used_bits is 0, a full
+/// word); `unit` names what is then set beyond the size ("bits").
+void check_tail_clear(std::string_view what, std::string_view unit, std::uint64_t last_word,
+                      unsigned used_bits);
+
 /// Throws std::invalid_argument with `why` and what to do.
 [[noreturn]] void throw_incompatible(std::string_view operation, const std::string& why);
 

@@ -191,16 +191,10 @@ counting_bloom_filter counting_bloom_filter::from_words(std::uint64_t counters,
                                                         std::uint64_t seed, std::uint64_t items,
                                                         detail::word_store words) {
   detail::check_filter_data(counting_what, counters, hashes, max_filter_hashes, hash, seed);
-  if (words.size() != counting_words(counters)) {
-    throw data_error(fmt::format(
-        "a counting filter of {} counters has {} words, but {} were given; the data is corrupt",
-        counters, counting_words(counters), words.size()));
-  }
-  if (counters % 16 != 0 && (words.data()[words.size() - 1] >> ((counters % 16) * 4)) != 0) {
-    throw data_error(
-        "a counting filter has counters set beyond its size; the data is corrupt, restore it "
-        "from a backup or recreate the filter");
-  }
+  detail::check_word_count("a counting filter", counters, "counters", counting_words(counters),
+                           words.size());
+  detail::check_tail_clear("a counting filter", "counters", words.data()[words.size() - 1],
+                           static_cast<unsigned>(counters % 16 * counter_bits));
   counting_bloom_filter f;
   f.assign(counters, hashes, hash, seed, items, std::move(words));
   return f;
