@@ -284,7 +284,7 @@ void run_add(const add_options& o) {
     line_reader in;
     std::vector<std::string> batch;
     batch.reserve(add_batch_size);
-    while (read_batch(in, batch, add_batch_size)) {
+    while (read_batch(in, batch, add_batch_size, batch_fill::full)) {
       apply(batch);
       if (progress && added >= add_batch_size) {
         fmt::print(stderr, "\r{} items added", added);
@@ -429,7 +429,7 @@ void run_check(const check_options& o, context& ctx) {
       line_reader in;
       std::vector<std::string> batch;
       batch.reserve(batch_size);
-      while (read_batch(in, batch, batch_size)) {
+      while (read_batch(in, batch, batch_size, batch_fill::prompt)) {
         run(batch);
         std::fflush(stdout);
       }

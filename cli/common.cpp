@@ -78,11 +78,12 @@ void for_each_item(const std::vector<std::string>& args,
   }
 }
 
-bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t max) {
+bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t max,
+                batch_fill fill) {
   batch.clear();
   std::string line;
   while (batch.size() < max) {
-    if (!batch.empty() && !in.ready()) break;
+    if (fill == batch_fill::prompt && !batch.empty() && !in.ready()) break;
     if (!in.next(line)) break;
     batch.push_back(std::move(line));
   }

@@ -73,11 +73,20 @@ class line_reader {
 void for_each_item(const std::vector<std::string>& args,
                    const std::function<void(std::string_view)>& fn);
 
+/// How read_batch fills a batch.
+enum class batch_fill {
+  /// Up to `max` lines, waiting for input as needed: for work whose cost is
+  /// per batch (one locked rewrite of a file per batch in `bloom add`).
+  full,
+  /// Stop early when the lines read so far would otherwise wait for more
+  /// input, so a caller answering each batch answers a slow writer at once.
+  prompt,
+};
+
 /// Reads up to `max` lines into `batch` (cleared first); returns false once
-/// the input is exhausted and nothing was read. A batch ends early when the
-/// lines read so far would otherwise wait for more input, so a slow writer
-/// gets its answers at once. Callers flush their output after each batch.
-bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t max);
+/// the input is exhausted and nothing was read. With batch_fill::prompt,
+/// callers flush their output after each batch.
+bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t max, batch_fill fill);
 
 /// Whether stdout / stderr is a terminal.
 [[nodiscard]] bool stdout_is_terminal();
