@@ -231,7 +231,6 @@ class hash_ring {
   }
 
   void rebuild_ketama(std::vector<ring_node> nodes);
-  void rebuild_index();
 
   ring_options options_;
   std::vector<ring_node> nodes_;
