@@ -135,20 +135,12 @@ double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k) noexc
   if (n <= 0 || m < detail::block_bits || k == 0) return n <= 0 ? 0.0 : 1.0;
   const double blocks = static_cast<double>(m / detail::block_bits);
   const double lambda = n / blocks;  // mean items per block
-  // c_w: bits per item in word w. For k <= 8 one bit in each of the first k
-  // words; for k > 8 the first k - 8 words get two.
-  std::array<std::uint32_t, 8> c{};
-  for (std::uint32_t j = 0; j < k; ++j) ++c[j & 7];
-  const double q = 63.0 / 64.0;  // a given bit of a word survives one bit set
-  auto inner = [&](double i) {
-    double f = 1.0;
-    for (std::uint32_t w = 0; w < 8; ++w) {
-      if (c[w] == 0) continue;
-      const double per = i * c[w];
-      f *= std::pow(-std::expm1(per * std::log(q)), c[w]);
-    }
-    return f;
-  };
+  // With i items in its block, each of the block's 512 bits is still 0 with
+  // probability (1 - 1/512)^(k i), and a stranger's k positions are k
+  // uniform choices among them.
+  const double log_q = std::log1p(-1.0 / static_cast<double>(detail::block_bits));
+  const double kd = static_cast<double>(k);
+  auto inner = [&](double i) { return std::pow(-std::expm1(kd * i * log_q), kd); };
   // Poisson(lambda) terms over lambda +- (12 sd + 30): the mass left out is
   // far below 1e-12. Very full filters are concentrated at lambda.
   const double spread = 12.0 * std::sqrt(lambda) + 30.0;

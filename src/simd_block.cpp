@@ -85,40 +85,73 @@ bool scalar_test_fn(const std::uint64_t* block, std::uint64_t h2, std::uint32_t 
 #ifdef RINGBLOOM_X86
 
 // The multipliers as 64-bit lanes: _mm*_mul_epu32 multiplies the low 32 bits
-// of each 64-bit lane into a full 64-bit product.
+// of each 64-bit lane into a full 64-bit product, whose bits 23..31 are the
+// in-block position uint32(half * c_j) >> 23.
 alignas(64) constexpr std::array<std::uint64_t, 16> lane_multipliers = [] {
   std::array<std::uint64_t, 16> c{};
   for (std::size_t j = 0; j < 16; ++j) c[j] = block_multipliers[j];
   return c;
 }();
 
+// The mask is built from the positions in vector registers too: position p
+// is broadcast to every lane, and lane w computes 1 << (p - 64 w). The
+// variable shifts give 0 for a count outside 0..63 (including the "negative"
+// counts that wrap to huge unsigned ones), so exactly lane p >> 6 receives bit
+// p & 63, and ORing the results merges positions that share a word. A
+// position of `unused` (>= 1024) sets nothing (AVX2 gives it to lanes j >= k).
+constexpr long long unused = 1024;
+
 // --- AVX2: two 256-bit halves of 4 lanes -------------------------------------------
 
 #define RINGBLOOM_AVX2 __attribute__((target("avx2"), always_inline)) inline
 
-/// Lanes first..first+3 of one round: (1 << bit_j) where j < k, else 0.
-RINGBLOOM_AVX2 __m256i avx2_round(__m256i half, std::size_t first, std::uint32_t k) {
+/// Positions of lanes first..first+3 of one round.
+RINGBLOOM_AVX2 __m256i avx2_positions(__m256i half, std::size_t first) {
   const __m256i c =
       _mm256_load_si256(reinterpret_cast<const __m256i*>(lane_multipliers.data() + first));
-  const __m256i bit =
-      _mm256_and_si256(_mm256_srli_epi64(_mm256_mul_epu32(half, c), 26), _mm256_set1_epi64x(63));
-  const __m256i one_bit = _mm256_sllv_epi64(_mm256_set1_epi64x(1), bit);
+  return _mm256_and_si256(_mm256_srli_epi64(_mm256_mul_epu32(half, c), 23),
+                          _mm256_set1_epi64x(511));
+}
+
+/// ORs into lo/hi (words 0..3 / 4..7) the bit of the position in lane L of
+/// `positions`.
+template <int L>
+RINGBLOOM_AVX2 void avx2_place(__m256i positions, __m256i& lo, __m256i& hi) {
+  const __m256i p = _mm256_permute4x64_epi64(positions, L * 0x55);  // lane L everywhere
+  const __m256i one = _mm256_set1_epi64x(1);
+  lo = _mm256_or_si256(
+      lo, _mm256_sllv_epi64(one, _mm256_sub_epi64(p, _mm256_setr_epi64x(0, 64, 128, 192))));
+  hi = _mm256_or_si256(
+      hi, _mm256_sllv_epi64(one, _mm256_sub_epi64(p, _mm256_setr_epi64x(256, 320, 384, 448))));
+}
+
+/// ORs into lo/hi the bits of the 4 positions of `first`..first+3, with
+/// `unused` for the lanes j >= k.
+RINGBLOOM_AVX2 void avx2_place4(__m256i half, std::size_t first, std::uint32_t k, __m256i& lo,
+                                __m256i& hi) {
   const auto j = static_cast<long long>(first);
-  const __m256i lane = _mm256_setr_epi64x(j, j + 1, j + 2, j + 3);
-  const __m256i active = _mm256_cmpgt_epi64(_mm256_set1_epi64x(k), lane);
-  return _mm256_and_si256(one_bit, active);
+  const __m256i active =
+      _mm256_cmpgt_epi64(_mm256_set1_epi64x(k), _mm256_setr_epi64x(j, j + 1, j + 2, j + 3));
+  const __m256i positions =
+      _mm256_blendv_epi8(_mm256_set1_epi64x(unused), avx2_positions(half, first), active);
+  avx2_place<0>(positions, lo, hi);
+  avx2_place<1>(positions, lo, hi);
+  avx2_place<2>(positions, lo, hi);
+  avx2_place<3>(positions, lo, hi);
 }
 
 RINGBLOOM_AVX2 void avx2_masks(std::uint64_t h2, std::uint32_t k, __m256i& lo, __m256i& hi) {
   // mul_epu32 reads only the low 32 bits of each lane: h2 itself is the low
   // half, h2 >> 32 the high one.
+  lo = _mm256_setzero_si256();
+  hi = _mm256_setzero_si256();
   const __m256i low_half = _mm256_set1_epi64x(static_cast<long long>(h2));
-  lo = avx2_round(low_half, 0, k);
-  hi = avx2_round(low_half, 4, k);
+  avx2_place4(low_half, 0, k, lo, hi);
+  if (k > 4) avx2_place4(low_half, 4, k, lo, hi);
   if (k > 8) {
     const __m256i high_half = _mm256_set1_epi64x(static_cast<long long>(h2 >> 32));
-    lo = _mm256_or_si256(lo, avx2_round(high_half, 8, k));
-    hi = _mm256_or_si256(hi, avx2_round(high_half, 12, k));
+    avx2_place4(high_half, 8, k, lo, hi);
+    if (k > 12) avx2_place4(high_half, 12, k, lo, hi);
   }
 }
 
@@ -131,14 +164,42 @@ RINGBLOOM_AVX2 void avx2_add(std::uint64_t* block, std::uint64_t h2, std::uint32
   _mm256_storeu_si256(b + 1, _mm256_or_si256(_mm256_loadu_si256(b + 1), hi));
 }
 
+/// Whether the 4 positions of lanes first..first+3 that are below k are all
+/// set in the block (words 0..3 in lo, 4..7 in hi). A lookup needs no mask:
+/// lane j fetches word p_j >> 6 of the block (a 32-bit permute of each half,
+/// then a blend by the half) and tests bit p_j & 63 in it.
+RINGBLOOM_AVX2 bool avx2_all_set(__m256i half, std::size_t first, std::uint32_t k, __m256i lo,
+                                 __m256i hi) {
+  const auto j = static_cast<long long>(first);
+  const __m256i active =
+      _mm256_cmpgt_epi64(_mm256_set1_epi64x(k), _mm256_setr_epi64x(j, j + 1, j + 2, j + 3));
+  const __m256i positions = avx2_positions(half, first);
+  const __m256i word = _mm256_srli_epi64(positions, 6);
+  // 32-bit indexes 2 (w mod 4) and 2 (w mod 4) + 1 in each 64-bit lane.
+  const __m256i pair = _mm256_slli_epi64(_mm256_and_si256(word, _mm256_set1_epi64x(3)), 1);
+  const __m256i index =
+      _mm256_or_si256(pair, _mm256_slli_epi64(_mm256_add_epi64(pair, _mm256_set1_epi64x(1)), 32));
+  const __m256i in_hi = _mm256_cmpgt_epi64(word, _mm256_set1_epi64x(3));
+  const __m256i fetched = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(lo, index),
+                                             _mm256_permutevar8x32_epi32(hi, index), in_hi);
+  const __m256i bit =
+      _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_and_si256(positions, _mm256_set1_epi64x(63)));
+  // testz(a, b) is 1 when (a & b) == 0: no active lane misses its bit.
+  return _mm256_testz_si256(_mm256_andnot_si256(fetched, bit), active) != 0;
+}
+
 RINGBLOOM_AVX2 bool avx2_test(const std::uint64_t* block, std::uint64_t h2, std::uint32_t k) {
-  __m256i lo;
-  __m256i hi;
-  avx2_masks(h2, k, lo, hi);
   const auto* b = reinterpret_cast<const __m256i*>(block);
-  // testc(a, b) is 1 when (~a & b) == 0: every mask bit is set in the block.
-  return (_mm256_testc_si256(_mm256_loadu_si256(b), lo) &
-          _mm256_testc_si256(_mm256_loadu_si256(b + 1), hi)) != 0;
+  const __m256i lo = _mm256_loadu_si256(b);
+  const __m256i hi = _mm256_loadu_si256(b + 1);
+  const __m256i low_half = _mm256_set1_epi64x(static_cast<long long>(h2));
+  // No early exit: the AND is cheaper than an unpredictable branch.
+  bool ok = avx2_all_set(low_half, 0, k, lo, hi) & avx2_all_set(low_half, 4, k, lo, hi);
+  if (k > 8) {
+    const __m256i high_half = _mm256_set1_epi64x(static_cast<long long>(h2 >> 32));
+    ok = ok & avx2_all_set(high_half, 8, k, lo, hi) & avx2_all_set(high_half, 12, k, lo, hi);
+  }
+  return ok;
 }
 
 __attribute__((target("avx2"))) void avx2_mask_fn(std::uint64_t h2, std::uint32_t k,
@@ -189,21 +250,30 @@ __attribute__((target("avx2"))) std::size_t avx2_test_many(const std::uint64_t* 
 
 #define RINGBLOOM_AVX512 __attribute__((target("avx512f"), always_inline)) inline
 
-RINGBLOOM_AVX512 __m512i avx512_round(std::uint64_t half, std::size_t first, __mmask8 active) {
+RINGBLOOM_AVX512 __m512i avx512_positions(std::uint64_t half, std::size_t first) {
   const __m512i c = _mm512_load_si512(lane_multipliers.data() + first);
   const __m512i product = _mm512_mul_epu32(_mm512_set1_epi64(static_cast<long long>(half)), c);
-  const __m512i bit = _mm512_and_si512(_mm512_srli_epi64(product, 26), _mm512_set1_epi64(63));
-  return _mm512_maskz_sllv_epi64(active, _mm512_set1_epi64(1), bit);
+  return _mm512_and_si512(_mm512_srli_epi64(product, 23), _mm512_set1_epi64(511));
+}
+
+/// ORs into m the bits of the positions of lanes first..first+7 that are
+/// below k.
+RINGBLOOM_AVX512 __m512i avx512_place8(__m512i m, std::uint64_t half, std::size_t first,
+                                       std::uint32_t k) {
+  const std::uint32_t lanes = std::min<std::uint32_t>(k - static_cast<std::uint32_t>(first), 8);
+  const __m512i positions = avx512_positions(half, first);
+  const __m512i base = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
+  const __m512i one = _mm512_set1_epi64(1);
+  for (std::uint32_t j = 0; j < lanes; ++j) {
+    const __m512i p = _mm512_permutexvar_epi64(_mm512_set1_epi64(j), positions);
+    m = _mm512_or_si512(m, _mm512_sllv_epi64(one, _mm512_sub_epi64(p, base)));
+  }
+  return m;
 }
 
 RINGBLOOM_AVX512 __m512i avx512_mask(std::uint64_t h2, std::uint32_t k) {
-  // Lane j is active when j < k (first round) or j + 8 < k (second round).
-  const unsigned first_lanes = k >= 8 ? 0xffU : (1U << k) - 1;
-  __m512i m = avx512_round(h2, 0, static_cast<__mmask8>(first_lanes));
-  if (k > 8) {
-    const unsigned second_lanes = (1U << (k - 8)) - 1;
-    m = _mm512_or_si512(m, avx512_round(h2 >> 32, 8, static_cast<__mmask8>(second_lanes)));
-  }
+  __m512i m = avx512_place8(_mm512_setzero_si512(), h2, 0, k);
+  if (k > 8) m = avx512_place8(m, h2 >> 32, 8, k);
   return m;
 }
 
@@ -211,9 +281,25 @@ RINGBLOOM_AVX512 void avx512_add(std::uint64_t* block, std::uint64_t h2, std::ui
   _mm512_storeu_si512(block, _mm512_or_si512(_mm512_loadu_si512(block), avx512_mask(h2, k)));
 }
 
+/// The lanes (of first..first+7, below k) whose position is not set in the
+/// block. A lookup needs no mask: lane j fetches word p_j >> 6 of the block
+/// (one permute) and tests bit p_j & 63 in it.
+RINGBLOOM_AVX512 __mmask8 avx512_unset(__m512i block, std::uint64_t half, std::size_t first,
+                                       std::uint32_t k) {
+  const std::uint32_t lanes = std::min<std::uint32_t>(k - static_cast<std::uint32_t>(first), 8);
+  const __m512i positions = avx512_positions(half, first);
+  // permutexvar reads the low 3 bits of each index: p >> 6 is 0..7.
+  const __m512i fetched = _mm512_permutexvar_epi64(_mm512_srli_epi64(positions, 6), block);
+  const __m512i bit =
+      _mm512_sllv_epi64(_mm512_set1_epi64(1), _mm512_and_si512(positions, _mm512_set1_epi64(63)));
+  return _mm512_mask_testn_epi64_mask(static_cast<__mmask8>((1U << lanes) - 1), fetched, bit);
+}
+
 RINGBLOOM_AVX512 bool avx512_test(const std::uint64_t* block, std::uint64_t h2, std::uint32_t k) {
-  const __m512i missing = _mm512_andnot_si512(_mm512_loadu_si512(block), avx512_mask(h2, k));
-  return _mm512_test_epi64_mask(missing, missing) == 0;
+  const __m512i b = _mm512_loadu_si512(block);
+  unsigned unset = avx512_unset(b, h2, 0, k);
+  if (k > 8) unset |= avx512_unset(b, h2 >> 32, 8, k);
+  return unset == 0;
 }
 
 __attribute__((target("avx512f"))) void avx512_mask_fn(std::uint64_t h2, std::uint32_t k,

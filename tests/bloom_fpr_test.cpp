@@ -94,9 +94,9 @@ TEST(FalsePositiveRate, BlockedAtCapacity) {
 }
 
 TEST(FalsePositiveRate, BlockedFormulaHoldsForEveryNumberOfHashes) {
-  // bloom_math::blocked_fpr models each k differently (k > 8 puts two bits in
-  // some words). At 8 bits per item the rates are a few percent, so 200,000
-  // probes measure each within about 2% (1 sd); the band is 10%.
+  // bloom_math::blocked_fpr models each k (k bits anywhere in the block). At 8 bits per item the
+  // rates are a few percent, so 200,000 probes measure each within about 2% (1 sd); the band is
+  // 10%.
   constexpr std::size_t n = 100'000;
   for (std::uint32_t k : {1U, 4U, 8U, 9U, 12U, 16U}) {
     blocked_bloom_filter f(8 * n, k, hash_kind::xxh3, 3);

@@ -85,8 +85,9 @@ def blocked_positions(item, k, m):
     out = []
     for j in range(k):
         half = (high if j < 8 else high >> 32) & MASK32
-        bit = ((half * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 26
-        out.append(block * 512 + (j % 8) * 64 + bit)
+        # anywhere in the block: the top 9 bits of the 32-bit product
+        position = ((half * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 23
+        out.append(block * 512 + position)
     return out
 
 

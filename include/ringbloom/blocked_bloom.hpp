@@ -7,8 +7,9 @@
 // 64-byte cache line), so a lookup costs one miss. The price is a higher
 // false-positive rate for the same memory (blocks fill unevenly); the sizing
 // (bloom_math::blocked_size_for, [PSS07]) accounts for it, so a filter made
-// for (n, p) measures at or under p when filled with n distinct items.
-// For p = 1% that is 10.1 bits per item (k = 8) instead of the classic 9.6 (k = 7).
+// for (n, p) measures at about p when filled with n distinct items (the
+// model reads about 1.2% relative low: 1.01% for p = 1%; docs/bloom.md).
+// For p = 1% that is 9.9 bits per item (k = 6) instead of the classic 9.6 (k = 7).
 //
 // Layout and positions (fixed: they are part of the file format):
 //   - m is a multiple of 512; the filter has m / 512 blocks of 8 words of 64
@@ -17,18 +18,20 @@
 //     for xxh3; for the other hashes, XXH3-128 (seed 0) of the 8
 //     little-endian bytes of hash64(hash, item).
 //   - block = fastrange(h1, m / 512) = (h1 * (m/512)) >> 64.
-//   - bit j (0 <= j < k) of the item goes to word j % 8 of the block, at bit
-//     (uint32(h * c_j)) >> 26, where h is the low 32 bits of h2 for j < 8 and
-//     the high 32 bits for j >= 8, and c_j is the j-th of 16 odd 32-bit
+//   - bit j (0 <= j < k) of the item goes to position
+//     p_j = (uint32(h * c_j)) >> 23 (0..511) of the block, that is bit
+//     p_j & 63 of word p_j >> 6, where h is the low 32 bits of h2 for j < 8
+//     and the high 32 bits for j >= 8, and c_j is the j-th of 16 odd 32-bit
 //     constants (detail/bloom_hashing.hpp gives them and their source).
-//   So for k <= 8 every word of the block receives at most one bit of an
-//   item: the block is 8 small one-hash filters, and the 8 bit indexes are
-//   8 independent multiply-shifts that SIMD code can compute side by side.
-//   An item's 8-word mask is computed once (block_mask) and ORed into, or
-//   compared with, the block.
+//   So the k bits may fall anywhere in the block (two may share a word, or
+//   even a bit), as in RocksDB's cache-local filter: at 10 bits per item this
+//   models at 0.957% (k = 7), where one bit in each of the 8 words would give
+//   1.05% (docs/bloom.md). The k positions are independent multiply-shifts
+//   that SIMD code computes 8 at a time. An item's 8-word mask is computed
+//   once (block_mask) and ORed into, or compared with, the block.
 //
-// Speed: the block operations (computing the mask, OR-ing it in, testing
-// it) run in AVX-512 or AVX2 when the CPU has them, chosen at run time
+// Speed: the block operations (computing the positions, OR-ing the mask in,
+// testing it) run in AVX-512 or AVX2 when the CPU has them, chosen at run time
 // (best_simd_path()); the scalar code is always there, and every path sets
 // and tests exactly the same bits (tests/blocked_simd_test.cpp).
 // use_simd_path() forces one, for tests and benchmarks. For many items at
@@ -176,12 +179,13 @@ class blocked_bloom_filter : private detail::filter_core {
   using filter_core::items_added;
   using filter_core::seed;
   [[nodiscard]] std::uint64_t blocks() const noexcept { return bits_ / block_bits; }
-  /// Swamidass-Baldi per word slot: bit j of every item lands uniformly in
-  /// word j % 8 of some block, so each of the min(k, 8) word slots is a
-  /// classic filter of blocks*64 bits; the estimate is their average.
+  /// Swamidass-Baldi over the whole array, -(m/k) ln(1 - ones/m), as for a
+  /// classic filter: every bit of an item lands uniformly in the m bits. The
+  /// uneven load of the blocks makes it read low by about (k - 1) / 1024
+  /// (0.6% for k = 7).
   [[nodiscard]] double estimated_items() const noexcept;
   /// expected_fpr is exact for the current bits: the average over blocks of
-  /// prod_w (popcount(word w) / 64)^c_w.
+  /// (popcount(block) / 512)^k.
   [[nodiscard]] filter_stats stats() const;
   // bool read_only(), std::span<const std::uint64_t> words(): as
   // bloom_filter's (block b is words 8b..8b+7).

@@ -178,21 +178,23 @@ struct bloom_math {
   /// blocked_bloom.hpp) after n items in m bits with k hashes. Items fall into
   /// the m/512 blocks as a Poisson number with mean lambda = 512 n / m; with
   /// i items in its block a stranger is reported "maybe" with probability
-  /// prod over the 8 words w of (1 - (1 - 1/64)^(i c_w))^c_w, where c_w is the
-  /// number of the k bits that go to word w (k/8 rounded up or down). The
-  /// result is the Poisson-weighted average of that over i, summed over
+  /// (1 - (1 - 1/512)^(k i))^k (each item's k bits anywhere in the block).
+  /// The result is the Poisson-weighted average of that over i, summed over
   /// lambda +- (12 sqrt(lambda) + 30), which leaves out Poisson mass far
-  /// below 1e-12. (c_w bits in a 64-bit word are treated as independent
-  /// uniform choices, which is what the multiply-shifts give.)
+  /// below 1e-12; the inner term is evaluated as
+  /// pow(-expm1(k i log1p(-1/512)), k) so that small rates keep their
+  /// precision. The k positions are treated as independent uniform
+  /// choices, and the inner term uses the expected fill of a block with i items, not
+  /// its spread: the real rate is about 1.2% (relative) higher at 10 bits
+  /// per item (docs/bloom.md, tests/bloom_fpr_test.cpp).
   /// Precondition: m is a positive multiple of 512, 1 <= k <= 16.
   [[nodiscard]] static double blocked_fpr(double n, std::uint64_t m, std::uint32_t k) noexcept;
 
   /// The smallest blocked filter with blocked_fpr(n, m, k) <= p: for each k
   /// in 1..16 a binary search over the number of blocks, smallest m wins
-  /// (ties to the smaller k). Blocking costs memory: for p = 1% it is 10.1
-  /// bits per item with k = 8, against the classic 9.6 with k = 7 (one bit in
-  /// each of the 8 words suits the layout best; k = 9..15 put two bits in
-  /// some words and are rarely chosen).
+  /// (ties to the smaller k). Blocking costs memory: for p = 1% it is 9.9
+  /// bits per item with k = 6 (k = 7 needs 0.01% more), against the classic
+  /// 9.6 with k = 7; at exactly 10 bits per item the best k is 7, at 0.957%.
   /// Throws std::invalid_argument as classic_size_for does.
   [[nodiscard]] static filter_size blocked_size_for(std::uint64_t n, double p);
 

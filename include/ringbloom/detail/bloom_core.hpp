@@ -92,7 +92,7 @@ class filter_core {
   /// not 0): the parameters, count and memory, fill = bits_set / m, and as
   /// for k independent uniform positions (classic and counting kinds)
   /// expected_fpr = fill^k and the Swamidass-Baldi estimate with m and k.
-  /// The blocked kind replaces those two with its own.
+  /// The blocked kind replaces expected_fpr with its own.
   [[nodiscard]] filter_stats stats_from(filter_kind kind, std::uint64_t bits_set) const;
 
   /// Same parameters, count and words.

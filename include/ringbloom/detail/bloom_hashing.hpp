@@ -80,11 +80,13 @@ inline constexpr std::array<std::uint32_t, 16> block_multipliers = {
     0xd807aa99, 0x12835b01, 0x243185bf, 0x550c7dc3, 0x72be5d75, 0x80deb1ff, 0x9bdc06a7, 0xc19bf175,
 };
 
-/// Bit (0..63) of hash j inside its word (word j % 8) for the in-block hash
-/// h2: a multiply-shift of the low (j < 8) or high (j >= 8) 32 bits of h2.
-[[nodiscard]] inline std::uint32_t block_bit(std::uint64_t h2, std::uint32_t j) noexcept {
+/// Position (0..511) of bit j of an item inside its 512-bit block, for the
+/// in-block hash h2: the top 9 bits of a 32-bit multiply-shift of the low
+/// (j < 8) or high (j >= 8) 32 bits of h2. The bit is bit (p & 63) of word
+/// (p >> 6) of the block: anywhere in the block, not one bit per word.
+[[nodiscard]] inline std::uint32_t block_position(std::uint64_t h2, std::uint32_t j) noexcept {
   const auto half = static_cast<std::uint32_t>(j < 8 ? h2 : h2 >> 32);
-  return static_cast<std::uint32_t>(half * block_multipliers[j]) >> 26;
+  return static_cast<std::uint32_t>(half * block_multipliers[j]) >> 23;
 }
 
 /// The 8-word mask of an item's k bits inside its block. This is the scalar
@@ -93,7 +95,8 @@ inline constexpr std::array<std::uint32_t, 16> block_multipliers = {
                                                              std::uint32_t k) noexcept {
   std::array<std::uint64_t, 8> mask{};
   for (std::uint32_t j = 0; j < k; ++j) {
-    mask[j & 7] |= std::uint64_t{1} << block_bit(h2, j);
+    const std::uint32_t p = block_position(h2, j);
+    mask[p >> 6] |= std::uint64_t{1} << (p & 63);
   }
   return mask;
 }

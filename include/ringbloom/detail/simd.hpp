@@ -5,13 +5,20 @@
 // detail::block_mask (bloom_hashing.hpp): an item's in-block hash h2 and k
 // give an 8-word mask; add ORs it into the item's block, test checks that
 // every bit of it is set there. The AVX2 and AVX-512 versions compute the 8
-// multiply-shifts side by side (one 64-bit lane per word of the block):
+// multiply-shifts side by side (one 64-bit lane per hash j):
 //
-//   lane j:  bit_j  = ((h2_half * c_j) >> 26) & 63   (a 32x32->64 multiply;
-//                      bits 26..31 of the product are uint32(h2_half*c_j)>>26)
-//            mask_j = (1 << bit_j) if j < k, else 0
+//   lane j:  p_j = ((h2_half * c_j) >> 23) & 511   (a 32x32->64 multiply;
+//                   bits 23..31 of the product are uint32(h2_half*c_j)>>23)
 //
 // and a second round with the high half of h2 and c_8..c_15 for k > 8.
+// add builds the mask in vector registers (position p_j broadcast to every
+// lane, lane w shifting a one left by p_j - 64 w: variable shifts give 0 for
+// counts outside 0..63, so only word p_j >> 6 gets bit p_j & 63, and positions
+// that share a word merge in the OR) and ORs it into the block. test needs no
+// mask: lane j fetches word p_j >> 6 of the block with a permute and tests
+// bit p_j & 63 in it. (Building the mask in scalar code and loading it into
+// a vector measured 4-10x slower in cache, most likely because 8-byte
+// stores do not forward to a wider load.)
 //
 // The code for a wider instruction set is compiled with
 // __attribute__((target(...))) on its functions only, so the library builds
