@@ -12,6 +12,7 @@
 #include <limits>
 #include <numbers>
 #include <stdexcept>
+#include <vector>
 
 #include "bloom_internal.hpp"
 #include "ringbloom/detail/bloom_hashing.hpp"
@@ -131,16 +132,65 @@ std::uint64_t bloom_math::classic_capacity_for(std::uint64_t m, std::uint32_t k,
   return static_cast<std::uint64_t>(std::floor(n));
 }
 
+namespace {
+
+// The weights w_j of the exact in-block rate (see blocked_fpr):
+//   P(maybe | t bits thrown into the block) = sum_{j=0..k} w_j (1 - j/B)^t.
+// A stranger's k positions are k uniform draws from the B bits; with d
+// distinct ones (probability S(k,d) B!/(B-d)! / B^k, S the Stirling numbers
+// of the second kind), inclusion-exclusion gives the chance that all d bits
+// were hit by t throws: sum_j (-1)^j C(d,j) (1 - j/B)^t. Summing over d
+// collects, for each j, w_j = (-1)^j sum_{d>=j} P(d distinct) C(d,j).
+// long double: the w_j alternate in sign and reach about 1e4 for k = 16, so
+// the sum loses about 4 of its 19 digits.
+std::vector<long double> blocked_rate_weights(std::uint32_t k) {
+  const long double bits = static_cast<long double>(detail::block_bits);
+  // stirling[d] = S(k, d), built row by row.
+  std::vector<long double> stirling(k + 1, 0.0L);
+  stirling[0] = 1.0L;
+  for (std::uint32_t row = 1; row <= k; ++row) {
+    for (std::uint32_t d = row; d >= 1; --d) {
+      stirling[d] = static_cast<long double>(d) * stirling[d] + stirling[d - 1];
+    }
+    stirling[0] = 0.0L;
+  }
+  std::vector<long double> distinct(k + 1, 0.0L);  // P(d distinct positions)
+  long double falling = 1.0L;                      // B (B-1) ... (B-d+1) / B^d
+  for (std::uint32_t d = 1; d <= k; ++d) {
+    falling *= (bits - static_cast<long double>(d - 1)) / bits;
+    distinct[d] = stirling[d] * falling / std::pow(bits, static_cast<long double>(k - d));
+  }
+  std::vector<long double> weights(k + 1, 0.0L);
+  for (std::uint32_t j = 0; j <= k; ++j) {
+    long double sum = 0.0L;
+    long double binomial = 1.0L;  // C(d, j), starting at d = j
+    for (std::uint32_t d = j; d <= k; ++d) {
+      if (d > j)
+        binomial = binomial * static_cast<long double>(d) / static_cast<long double>(d - j);
+      sum += distinct[d] * binomial;
+    }
+    weights[j] = (j % 2 == 0) ? sum : -sum;
+  }
+  return weights;
+}
+
+}  // namespace
+
 double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k) noexcept {
   if (n <= 0 || m < detail::block_bits || k == 0) return n <= 0 ? 0.0 : 1.0;
   const double blocks = static_cast<double>(m / detail::block_bits);
   const double lambda = n / blocks;  // mean items per block
-  // With i items in its block, each of the block's 512 bits is still 0 with
-  // probability (1 - 1/512)^(k i), and a stranger's k positions are k
-  // uniform choices among them.
-  const double log_q = std::log1p(-1.0 / static_cast<double>(detail::block_bits));
-  const double kd = static_cast<double>(k);
-  auto inner = [&](double i) { return std::pow(-std::expm1(kd * i * log_q), kd); };
+  const std::vector<long double> weights = blocked_rate_weights(k);
+  const long double bits = static_cast<long double>(detail::block_bits);
+  // With i items in its block, t = k i bits were thrown into it.
+  auto inner = [&](double i) {
+    const long double t = static_cast<long double>(k) * static_cast<long double>(i);
+    long double sum = 0.0L;
+    for (std::uint32_t j = 0; j <= k; ++j) {
+      sum += weights[j] * std::exp(t * std::log1p(-static_cast<long double>(j) / bits));
+    }
+    return std::clamp(static_cast<double>(sum), 0.0, 1.0);
+  };
   // Poisson(lambda) terms over lambda +- (12 sd + 30): the mass left out is
   // far below 1e-12. Very full filters are concentrated at lambda.
   const double spread = 12.0 * std::sqrt(lambda) + 30.0;

@@ -94,11 +94,18 @@ TEST(BlockedFilter, FormulaWithOneItemPerBlockIsExact) {
   // With lambda = 1 item per block: sum_i Poisson(i; 1) (1 - (511/512)^i),
   // = 1 - e^(-1/512), by hand.
   EXPECT_NEAR(bloom_math::blocked_fpr(1000, 512 * 1000, 1), -std::expm1(-1.0 / 512), 1e-12);
-  // k = 2, lambda = 1: sum_i Poisson(i; 1) (1 - 2 q^(2i) + q^(4i)) with
-  // q = 511/512, = 1 - 2 e^(q^2 - 1) + e^(q^4 - 1), by hand.
+  // k = 2, lambda = 1, by hand. A block with i items has had t = 2i bits
+  // thrown at it. The stranger's two positions coincide with probability
+  // 1/512 (then one bit must be set: 1 - q^t), else two distinct bits must
+  // both be set: 1 - 2 q^t + r^t by inclusion-exclusion, with q = 511/512 and
+  // r = 510/512. Averaged over Poisson(i; 1), using sum_i P(i) x^i = e^(x-1):
+  //   1/512 (1 - e^(q^2-1)) + 511/512 (1 - 2 e^(q^2-1) + e^(r^2-1)).
   const double q = 511.0 / 512.0;
-  EXPECT_NEAR(bloom_math::blocked_fpr(1000, 512 * 1000, 2),
-              1 - 2 * std::exp(q * q - 1) + std::exp(q * q * q * q - 1), 1e-12);
+  const double r = 510.0 / 512.0;
+  const double same = 1 - std::exp(q * q - 1);
+  const double distinct = 1 - 2 * std::exp(q * q - 1) + std::exp(r * r - 1);
+  EXPECT_NEAR(bloom_math::blocked_fpr(1000, 512 * 1000, 2), same / 512 + distinct * 511 / 512,
+              1e-12);
 }
 
 TEST(BlockedFilter, NoFalseNegativesAcrossHashes) {

@@ -6,10 +6,10 @@
 // blocked filter puts all k bits of an item into one 512-bit block (one
 // 64-byte cache line), so a lookup costs one miss. The price is a higher
 // false-positive rate for the same memory (blocks fill unevenly); the sizing
-// (bloom_math::blocked_size_for, [PSS07]) accounts for it, so a filter made
-// for (n, p) measures at about p when filled with n distinct items (the
-// model reads about 1.2% relative low: 1.01% for p = 1%; docs/bloom.md).
-// For p = 1% that is 9.9 bits per item (k = 6) instead of the classic 9.6 (k = 7).
+// (bloom_math::blocked_size_for, [PSS07] with an exact in-block term)
+// accounts for it, so a filter made for (n, p) measures at p when filled
+// with n distinct items (within sampling error; docs/bloom.md). For p = 1%
+// that is 9.92 bits per item (k = 6) instead of the classic 9.59 (k = 7).
 //
 // Layout and positions (fixed: they are part of the file format):
 //   - m is a multiple of 512; the filter has m / 512 blocks of 8 words of 64
@@ -25,7 +25,7 @@
 //     constants (detail/bloom_hashing.hpp gives them and their source).
 //   So the k bits may fall anywhere in the block (two may share a word, or
 //   even a bit), as in RocksDB's cache-local filter: at 10 bits per item this
-//   models at 0.957% (k = 7), where one bit in each of the 8 words would give
+//   models at 0.966% (k = 6), where one bit in each of the 8 words would give
 //   1.05% (docs/bloom.md). The k positions are independent multiply-shifts
 //   that SIMD code computes 8 at a time. An item's 8-word mask is computed
 //   once (block_mask) and ORed into, or compared with, the block.
