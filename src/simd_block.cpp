@@ -193,13 +193,16 @@ RINGBLOOM_AVX2 bool avx2_test(const std::uint64_t* block, std::uint64_t h2, std:
   const __m256i lo = _mm256_loadu_si256(b);
   const __m256i hi = _mm256_loadu_si256(b + 1);
   const __m256i low_half = _mm256_set1_epi64x(static_cast<long long>(h2));
-  // No early exit: the AND is cheaper than an unpredictable branch.
-  bool ok = avx2_all_set(low_half, 0, k, lo, hi) & avx2_all_set(low_half, 4, k, lo, hi);
+  // No early exit: a bitwise AND of the answers is cheaper than an
+  // unpredictable branch (unsigned, so the intent is plain to the compiler).
+  unsigned ok = static_cast<unsigned>(avx2_all_set(low_half, 0, k, lo, hi)) &
+                static_cast<unsigned>(avx2_all_set(low_half, 4, k, lo, hi));
   if (k > 8) {
     const __m256i high_half = _mm256_set1_epi64x(static_cast<long long>(h2 >> 32));
-    ok = ok & avx2_all_set(high_half, 8, k, lo, hi) & avx2_all_set(high_half, 12, k, lo, hi);
+    ok &= static_cast<unsigned>(avx2_all_set(high_half, 8, k, lo, hi)) &
+          static_cast<unsigned>(avx2_all_set(high_half, 12, k, lo, hi));
   }
-  return ok;
+  return ok != 0;
 }
 
 __attribute__((target("avx2"))) void avx2_mask_fn(std::uint64_t h2, std::uint32_t k,
