@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bloom_internal.hpp"
+#include "name_table.hpp"
 #include "ringbloom/detail/bloom_hashing.hpp"
 #include "ringbloom/error.hpp"
 
@@ -24,12 +25,7 @@ namespace ringbloom {
 
 namespace {
 
-struct kind_entry {
-  filter_kind kind;
-  std::string_view name;
-};
-
-constexpr std::array<kind_entry, 4> kind_table = {{
+constexpr detail::name_table<filter_kind, 4> kind_table = {{
     {filter_kind::classic, "classic"},
     {filter_kind::blocked, "blocked"},
     {filter_kind::counting, "counting"},
@@ -39,17 +35,11 @@ constexpr std::array<kind_entry, 4> kind_table = {{
 }  // namespace
 
 std::string_view filter_kind_name(filter_kind kind) noexcept {
-  for (const auto& e : kind_table) {
-    if (e.kind == kind) return e.name;
-  }
-  return "unknown";
+  return detail::name_of(kind_table, kind);
 }
 
 std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept {
-  for (const auto& e : kind_table) {
-    if (e.name == name) return e.kind;
-  }
-  return std::nullopt;
+  return detail::value_named(kind_table, name);
 }
 
 filter_kind parse_filter_kind(std::string_view name) {
@@ -60,10 +50,7 @@ filter_kind parse_filter_kind(std::string_view name) {
 }
 
 std::optional<filter_kind> filter_kind_from_code(std::uint8_t code) noexcept {
-  for (const auto& e : kind_table) {
-    if (static_cast<std::uint8_t>(e.kind) == code) return e.kind;
-  }
-  return std::nullopt;
+  return detail::value_with_code(kind_table, code);
 }
 
 // --- bloom_math --------------------------------------------------------------

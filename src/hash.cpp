@@ -15,20 +15,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "name_table.hpp"
+
 namespace ringbloom {
 namespace {
 
-struct named_hash {
-  hash_kind kind;
-  std::string_view name;
-};
-
-constexpr named_hash known_hashes[] = {
+constexpr detail::name_table<hash_kind, 4> known_hashes = {{
     {hash_kind::xxh3, "xxh3"},
     {hash_kind::sha256, "sha256"},
     {hash_kind::poly31, "poly31"},
     {hash_kind::md5, "md5"},
-};
+}};
 
 const unsigned char* bytes_of(std::string_view data) noexcept {
   return reinterpret_cast<const unsigned char*>(data.data());
@@ -82,18 +79,10 @@ std::uint32_t next_code_point(std::string_view s, std::size_t& i) noexcept {
 
 }  // namespace
 
-std::string_view hash_name(hash_kind kind) noexcept {
-  for (const auto& known : known_hashes) {
-    if (known.kind == kind) return known.name;
-  }
-  return "unknown";
-}
+std::string_view hash_name(hash_kind kind) noexcept { return detail::name_of(known_hashes, kind); }
 
 std::optional<hash_kind> find_hash(std::string_view name) noexcept {
-  for (const auto& known : known_hashes) {
-    if (known.name == name) return known.kind;
-  }
-  return std::nullopt;
+  return detail::value_named(known_hashes, name);
 }
 
 hash_kind parse_hash(std::string_view name) {
@@ -103,10 +92,7 @@ hash_kind parse_hash(std::string_view name) {
 }
 
 std::optional<hash_kind> hash_from_code(std::uint8_t code) noexcept {
-  for (const auto& known : known_hashes) {
-    if (static_cast<std::uint8_t>(known.kind) == code) return known.kind;
-  }
-  return std::nullopt;
+  return detail::value_with_code(known_hashes, code);
 }
 
 std::uint64_t xxh3_64(std::string_view data, std::uint64_t seed) noexcept {

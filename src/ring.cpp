@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "name_table.hpp"
+
 namespace ringbloom {
 namespace {
 
@@ -121,20 +123,21 @@ lookup_index make_index(std::span<const std::uint64_t> positions, int space_bits
 
 }  // namespace
 
+namespace {
+
+constexpr detail::name_table<ring_scheme, 2> scheme_table = {{
+    {ring_scheme::native, "ring"},
+    {ring_scheme::ketama, "ketama"},
+}};
+
+}  // namespace
+
 std::string_view scheme_name(ring_scheme scheme) noexcept {
-  switch (scheme) {
-    case ring_scheme::native:
-      return "ring";
-    case ring_scheme::ketama:
-      return "ketama";
-  }
-  return "unknown";
+  return detail::name_of(scheme_table, scheme);
 }
 
 std::optional<ring_scheme> find_scheme(std::string_view name) noexcept {
-  if (name == "ring") return ring_scheme::native;
-  if (name == "ketama") return ring_scheme::ketama;
-  return std::nullopt;
+  return detail::value_named(scheme_table, name);
 }
 
 ring_scheme parse_scheme(std::string_view name) {
