@@ -1,11 +1,14 @@
 # The two commands of the README, plus a few developer conveniences.
 # Everything goes through CMake presets; build trees live in build/<preset>.
-.PHONY: demo test deps release asan tsan fuzz-smoke consumer-test bench format clean
+.PHONY: demo test deps build-deps release asan tsan fuzz-smoke consumer-test bench format clean
 
-demo: deps
-	cmake --preset release >/dev/null
-	cmake --build --preset release --target ringbloom_cli
-	./build/release/ringbloom demo
+# The tour needs only the build's own dependencies; the peers that only the
+# tests use are installed by `make test`. The build's progress lines come
+# without make's "Entering directory" noise, then the tour.
+demo: build-deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release --target ringbloom_cli -- --no-print-directory
+	@./build/release/ringbloom demo
 
 test: deps
 	cmake --workflow --preset release
@@ -16,6 +19,9 @@ test: deps
 
 deps:
 	@scripts/install-deps
+
+build-deps:
+	@scripts/install-deps build
 
 fuzz-smoke: deps
 	cmake --preset fuzz >/dev/null

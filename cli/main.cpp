@@ -51,9 +51,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::OptionNotFound&) {
-    return report(fmt::format("unknown command '{}'; run 'ringbloom --help' to see the commands",
-                              argv[1]),
-                  exit_usage);
+    return report(
+        fmt::format("unknown command '{}'; run 'ringbloom --help' to see the commands", argv[1]),
+        exit_usage);
   } catch (const CLI::RequiredError& e) {
     return report(
         fmt::format("{}; run 'ringbloom --help' to see the commands and options", e.what()),

@@ -5,8 +5,8 @@
 //   run:   ./shard_router
 #include <atomic>
 #include <cstdio>
-#include <ringbloom/ring.hpp>
-#include <ringbloom/ring_holder.hpp>
+#include <ringbloom/placement/ring.hpp>
+#include <ringbloom/placement/ring_holder.hpp>
 #include <string>
 #include <thread>
 #include <vector>

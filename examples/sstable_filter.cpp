@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <ringbloom/filter_file.hpp>
+#include <ringbloom/filter/filter_file.hpp>
 #include <string>
 #include <unordered_set>
 #include <vector>

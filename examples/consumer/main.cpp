@@ -1,7 +1,6 @@
 // Uses the installed ringbloom package; exits non-zero if anything is off.
-#include <ringbloom/ringbloom.hpp>
-
 #include <cstdio>
+#include <ringbloom/ringbloom.hpp>
 
 int main() {
   // The German lesson's first Bloom position of "anna" (m = 16): 4.
@@ -11,7 +10,7 @@ int main() {
                  static_cast<unsigned long long>(position));
     return 1;
   }
-  std::printf("consumer: ringbloom %s works (anna -> bit %llu)\n",
-              ringbloom::version_string.data(), static_cast<unsigned long long>(position));
+  std::printf("consumer: ringbloom %s works (anna -> bit %llu)\n", ringbloom::version_string.data(),
+              static_cast<unsigned long long>(position));
   return 0;
 }

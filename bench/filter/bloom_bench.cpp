@@ -1,0 +1,602 @@
+// Bloom filter benchmarks: this project's classic, blocked and blocked-batched
+// filters side by side with libbloom (a classic C filter, Debian
+// libbloom-dev) and std::unordered_set<std::string> (the exact baseline), at
+// equal bits per key (10), for 1M, 10M and 100M keys, in one run.
+//
+// Every variant is driven through one small adapter (filter_api<T>, after
+// fastfilter_cpp's FilterAPI<T>) on the same pre-built 16-byte keys. For
+// each: insert ns/key, positive and negative lookup ns/key, the measured
+// false-positive rate and the bits per key actually used. Times are the
+// thread's CPU time (CLOCK_THREAD_CPUTIME_ID), fastest of --repeat runs. Lookups feed
+// benchmark::DoNotOptimize and a checksum that is printed, so none can be
+// optimised away.
+//
+// Build and run (docs/performance.md):
+//   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DRINGBLOOM_BUILD_BENCH=ON
+//   cmake --build build-bench --target bloom_bench -j2
+//   build-bench/bench/filter/bloom_bench                         # the comparison table
+//   build-bench/bench/filter/bloom_bench --keys 1M,10M --set-max-keys 10M
+//   build-bench/bench/filter/bloom_bench --micro [--benchmark_filter=...]   # Google Benchmark
+//
+// Options of the table driver:
+//   --keys LIST          key counts, e.g. 1M,10M,100M (the default)
+//   --lookups N          probes per lookup measurement (default 10M, at most the key count)
+//   --set-max-keys N     largest key count std::unordered_set runs at (default 10M:
+//                        at 100M it would need ~10 GiB on a machine shared with others)
+//   --repeat N           timed repetitions at <= 10M keys; the fastest is reported (default 3)
+//   --micro              run the Google Benchmark micro benchmarks instead
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+#include <malloc.h>
+#include <time.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "ringbloom/filter/blocked_bloom.hpp"
+#include "ringbloom/filter/bloom.hpp"
+#include "ringbloom/filter/detail/simd.hpp"
+#include "ringbloom/hash.hpp"
+
+#ifdef RINGBLOOM_HAVE_LIBBLOOM
+#include <bloom.h>
+#endif
+
+namespace {
+
+constexpr double bits_per_key = 10.0;
+constexpr std::size_t key_bytes = 16;
+
+// --- keys ---------------------------------------------------------------------------
+
+/// splitmix64 (Steele, Lea, Flood 2014): a fixed, seedable stream.
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/// n keys of exactly 16 bytes (16 hex digits of a 64-bit value), in one flat
+/// buffer. Members have the top bit of the value clear (first digit 0-7),
+/// strangers set (8-f), so no stranger is ever a member.
+class key_set {
+ public:
+  key_set(std::size_t n, std::uint64_t seed, bool strangers) : n_(n), bytes_(n * key_bytes) {
+    std::uint64_t state = seed;
+    constexpr char digits[] = "0123456789abcdef";
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t v = splitmix64(state);
+      v = strangers ? (v | (1ULL << 63)) : (v & ~(1ULL << 63));
+      char* out = bytes_.data() + i * key_bytes;
+      for (std::size_t d = 0; d < key_bytes; ++d) out[d] = digits[(v >> (60 - 4 * d)) & 15];
+    }
+  }
+  /// A shuffled copy of the first `count` keys of `from`.
+  key_set(const key_set& from, std::size_t count, std::uint64_t seed)
+      : n_(count), bytes_(count * key_bytes) {
+    std::vector<std::uint32_t> order(from.size());
+    std::iota(order.begin(), order.end(), 0U);
+    std::mt19937_64 rng(seed);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::memcpy(bytes_.data() + i * key_bytes, from.bytes_.data() + order[i] * key_bytes,
+                  key_bytes);
+    }
+  }
+  [[nodiscard]] std::size_t size() const { return n_; }
+  [[nodiscard]] std::string_view operator[](std::size_t i) const {
+    return {bytes_.data() + i * key_bytes, key_bytes};
+  }
+
+ private:
+  std::size_t n_;
+  std::vector<char> bytes_;
+};
+
+// --- the adapter ------------------------------------------------------------------------
+
+/// filter_api<T>: make(n) at 10 bits per key, add_all(keys), count(keys)
+/// (how many answer "maybe"), bits_per_key(n), name. Every peer goes through
+/// this, so the loops timed are the same shape for all.
+template <class T>
+struct filter_api;
+
+template <class Add>
+void add_loop(const key_set& keys, Add&& add) {
+  for (std::size_t i = 0; i < keys.size(); ++i) add(keys[i]);
+}
+
+template <class Test>
+std::size_t count_loop(const key_set& keys, Test&& test) {
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const bool hit = test(keys[i]);
+    benchmark::DoNotOptimize(hit);
+    found += hit ? 1 : 0;
+  }
+  return found;
+}
+
+/// The k a classic filter gets at 10 bits per key: round(10 ln 2) = 7.
+std::uint32_t classic_k() { return ringbloom::bloom_math::optimal_hashes(bits_per_key, 1.0); }
+
+/// The k with the lowest blocked rate at 10 bits per key (bloom_math::blocked_fpr).
+std::uint32_t blocked_k(std::size_t n) {
+  const std::uint64_t m =
+      (static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)) + 511) / 512 * 512;
+  std::uint32_t best = 1;
+  for (std::uint32_t k = 2; k <= ringbloom::max_blocked_hashes; ++k) {
+    if (ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, k) <
+        ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, best)) {
+      best = k;
+    }
+  }
+  return best;
+}
+
+struct classic_one {};
+struct classic_batched {};
+struct blocked_one {};
+struct blocked_batched {};
+
+template <>
+struct filter_api<classic_one> {
+  using filter = ringbloom::bloom_filter;
+  static constexpr const char* name = "ringbloom classic";
+  static filter make(std::size_t n) {
+    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), classic_k());
+  }
+  static void add_all(filter& f, const key_set& k) {
+    add_loop(k, [&](std::string_view s) { f.add(s); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return static_cast<double>(f.bits()) / static_cast<double>(n);
+  }
+};
+
+/// Batches of string_views built on the fly from the key buffer, as a caller
+/// with its own storage would.
+constexpr std::size_t batch_items = 1024;
+
+template <class Fn>
+void for_each_batch(const key_set& keys, Fn&& fn) {
+  std::array<std::string_view, batch_items> views;
+  for (std::size_t first = 0; first < keys.size(); first += batch_items) {
+    const std::size_t count = std::min(batch_items, keys.size() - first);
+    for (std::size_t i = 0; i < count; ++i) views[i] = keys[first + i];
+    fn(std::span<const std::string_view>(views.data(), count));
+  }
+}
+
+template <class Filter>
+std::size_t count_batched(const Filter& f, const key_set& keys) {
+  std::array<bool, batch_items> out;
+  std::size_t found = 0;
+  for_each_batch(keys, [&](std::span<const std::string_view> batch) {
+    found += f.may_contain_many(batch, out);
+    benchmark::DoNotOptimize(out.data());
+  });
+  return found;
+}
+
+template <>
+struct filter_api<classic_batched> : filter_api<classic_one> {
+  static constexpr const char* name = "ringbloom classic, batched";
+  static void add_all(filter& f, const key_set& k) {
+    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
+};
+
+template <>
+struct filter_api<blocked_one> {
+  using filter = ringbloom::blocked_bloom_filter;
+  static constexpr const char* name = "ringbloom blocked";
+  static filter make(std::size_t n) {
+    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), blocked_k(n));
+  }
+  static void add_all(filter& f, const key_set& k) {
+    add_loop(k, [&](std::string_view s) { f.add(s); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return static_cast<double>(f.bits()) / static_cast<double>(n);
+  }
+};
+
+template <>
+struct filter_api<blocked_batched> : filter_api<blocked_one> {
+  static constexpr const char* name = "ringbloom blocked, batched";
+  static void add_all(filter& f, const key_set& k) {
+    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
+};
+
+#ifdef RINGBLOOM_HAVE_LIBBLOOM
+/// libbloom owns a malloc'ed bit array; this frees it.
+struct libbloom_filter {
+  struct bloom b {};
+  libbloom_filter() = default;
+  libbloom_filter(const libbloom_filter&) = delete;
+  libbloom_filter& operator=(const libbloom_filter&) = delete;
+  libbloom_filter(libbloom_filter&& o) noexcept : b(o.b) { o.b.ready = 0; }
+  ~libbloom_filter() {
+    if (b.ready != 0) bloom_free(&b);
+  }
+};
+
+template <>
+struct filter_api<libbloom_filter> {
+  using filter = libbloom_filter;
+  static constexpr const char* name = "libbloom 1.6";
+  static filter make(std::size_t n) {
+    // libbloom sizes by bits per entry bpe = -ln(p) / ln(2)^2, so p = exp(-10 ln(2)^2)
+    // gives 10 bits per key (and k = ceil(bpe ln 2) = 7, like ours).
+    const double p = std::exp(-bits_per_key * std::log(2.0) * std::log(2.0));
+    filter f;
+    if (bloom_init(&f.b, static_cast<int>(n), p) != 0)
+      throw std::runtime_error("bloom_init failed");
+    return f;
+  }
+  static void add_all(filter& f, const key_set& k) {
+    add_loop(k, [&](std::string_view s) { bloom_add(&f.b, s.data(), static_cast<int>(s.size())); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    auto* b = const_cast<struct bloom*>(&f.b);  // bloom_check takes a non-const pointer
+    return count_loop(k, [&](std::string_view s) {
+      return bloom_check(b, s.data(), static_cast<int>(s.size())) == 1;
+    });
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return static_cast<double>(f.b.bits) / static_cast<double>(n);
+  }
+};
+#endif
+
+/// std::hash over string_view, marked transparent so that lookups take a
+/// string_view without building a std::string (C++20 heterogeneous lookup).
+struct transparent_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+
+/// The exact baseline. Its "bits per key" is the heap it holds (mallinfo2).
+struct exact_set {
+  std::unordered_set<std::string, transparent_hash, std::equal_to<>> set;
+  std::size_t heap_bytes = 0;
+};
+
+template <>
+struct filter_api<exact_set> {
+  using filter = exact_set;
+  static constexpr const char* name = "std::unordered_set<std::string>";
+  static filter make(std::size_t n) {
+    filter f;
+    f.set.reserve(n);
+    return f;
+  }
+  static void add_all(filter& f, const key_set& k) {
+    const std::size_t before = mallinfo2().uordblks;
+    add_loop(k, [&](std::string_view s) { f.set.emplace(s); });
+    f.heap_bytes = mallinfo2().uordblks - before;
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return count_loop(k, [&](std::string_view s) { return f.set.contains(s); });
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return 8.0 * static_cast<double>(f.heap_bytes) / static_cast<double>(n);
+  }
+};
+
+// --- the driver ---------------------------------------------------------------------
+
+/// The time this thread has run, not the wall clock: the machine is shared,
+/// and a thread waiting for a core should not count as work. Cache and
+/// memory-bandwidth interference from other jobs still shows.
+struct clock_type {
+  using time_point = double;
+  static double now() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+};
+
+double seconds_since(double start) { return clock_type::now() - start; }
+
+struct row {
+  std::size_t n;
+  std::string name;
+  double bits_per_key;
+  double insert_ns;
+  double positive_ns;
+  double negative_ns;
+  double fpr;
+};
+
+std::uint64_t checksum = 0;  // printed: the answers are used
+
+template <class T>
+row measure(std::size_t n, const key_set& members, const key_set& positives,
+            const key_set& negatives, int repeat) {
+  using api = filter_api<T>;
+  row r{n, api::name, 0, 1e300, 1e300, 1e300, 0};
+  std::unique_ptr<typename api::filter> f;
+  for (int rep = 0; rep < repeat; ++rep) {
+    f.reset();  // free the previous one first
+    f = std::make_unique<typename api::filter>(api::make(n));
+    const auto start = clock_type::now();
+    api::add_all(*f, members);
+    r.insert_ns = std::min(r.insert_ns, seconds_since(start) * 1e9 / static_cast<double>(n));
+  }
+  r.bits_per_key = api::bits(*f, n);
+  std::size_t false_positives = 0;
+  for (int rep = 0; rep < repeat; ++rep) {
+    auto start = clock_type::now();
+    const std::size_t found = api::count(*f, positives);
+    r.positive_ns =
+        std::min(r.positive_ns, seconds_since(start) * 1e9 / static_cast<double>(positives.size()));
+    if (found != positives.size()) {
+      throw std::runtime_error(fmt::format("{}: a false negative", api::name));
+    }
+    start = clock_type::now();
+    false_positives = api::count(*f, negatives);
+    r.negative_ns =
+        std::min(r.negative_ns, seconds_since(start) * 1e9 / static_cast<double>(negatives.size()));
+    checksum += found + false_positives;
+  }
+  r.fpr = static_cast<double>(false_positives) / static_cast<double>(negatives.size());
+  return r;
+}
+
+void print_row(const row& r) {
+  fmt::print("| {:>5} | {:<32} | {:>8.2f} | {:>9.1f} | {:>9.1f} | {:>9.1f} | {:>7.3f}% |\n",
+             r.n >= 1000000 ? fmt::format("{}M", r.n / 1000000) : std::to_string(r.n), r.name,
+             r.bits_per_key, r.insert_ns, r.positive_ns, r.negative_ns, 100 * r.fpr);
+  std::fflush(stdout);
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return fmt::format("{} {} {}", a, b, c);
+}
+
+std::size_t parse_count(std::string_view s) {
+  std::size_t mult = 1;
+  if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) {
+    mult = 1000000;
+    s.remove_suffix(1);
+  } else if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) {
+    mult = 1000;
+    s.remove_suffix(1);
+  }
+  return static_cast<std::size_t>(std::stoull(std::string(s))) * mult;
+}
+
+std::vector<std::size_t> parse_list(std::string_view s) {
+  std::vector<std::size_t> out;
+  while (!s.empty()) {
+    const auto comma = s.find(',');
+    out.push_back(parse_count(s.substr(0, comma)));
+    s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
+  }
+  return out;
+}
+
+/// The two parts of a batched blocked lookup, measured apart on the negative
+/// probes: XXH3-128 of each 16-byte key (into an array), then
+/// may_contain_many over those pre-computed hashes under each SIMD path.
+/// Prints the share of hashing in a batched lookup with the best path.
+void hash_share_and_simd_paths(std::size_t n, const key_set& members, const key_set& negatives) {
+  auto f = filter_api<blocked_one>::make(n);
+  filter_api<blocked_batched>::add_all(f, members);
+  const std::size_t count = negatives.size();
+  // Hashing as the batched path does it: keys streamed from memory, hashes
+  // into a small buffer that stays in L1 (not a 16-byte-per-key array, whose
+  // memory traffic would be charged to hashing).
+  double hash_ns = 1e300;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::array<ringbloom::hash128, 1024> ring{};
+    const auto start = clock_type::now();
+    for (std::size_t i = 0; i < count; ++i) ring[i & 1023] = f.hash_item(negatives[i]);
+    hash_ns = std::min(hash_ns, seconds_since(start) * 1e9 / static_cast<double>(count));
+    benchmark::DoNotOptimize(ring.data());
+  }
+  std::vector<ringbloom::hash128> hashes(count);
+  for (std::size_t i = 0; i < count; ++i) hashes[i] = f.hash_item(negatives[i]);
+  auto out = std::make_unique<bool[]>(count);
+  fmt::print(
+      "{}M keys, blocked: XXH3-128 of a 16-byte key {:.2f} ns; batched probe of a "
+      "pre-hashed key:",
+      n / 1000000, hash_ns);
+  double best_probe = 1e300;
+  for (auto p :
+       {ringbloom::simd_path::scalar, ringbloom::simd_path::avx2, ringbloom::simd_path::avx512}) {
+    if (!ringbloom::simd_path_supported(p)) continue;
+    f.use_simd_path(p);
+    double best = 1e300;
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto start = clock_type::now();
+      checksum +=
+          f.may_contain_many(std::span<const ringbloom::hash128>(hashes), {out.get(), count});
+      best = std::min(best, seconds_since(start) * 1e9 / static_cast<double>(count));
+    }
+    best_probe = std::min(best_probe, best);
+    fmt::print(" {} {:.2f} ns,", ringbloom::simd_path_name(p), best);
+  }
+  fmt::print(" hashing = {:.0f}% of a batched lookup\n", 100 * hash_ns / (hash_ns + best_probe));
+}
+
+int run_table(int argc, char** argv) {
+  std::vector<std::size_t> sizes = {1000000, 10000000, 100000000};
+  std::size_t lookups = 10000000;
+  std::size_t set_max = 10000000;
+  int repeat = 3;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const auto value = [&]() -> std::string_view {
+      if (i + 1 >= argc) throw std::invalid_argument(fmt::format("{} needs a value", arg));
+      return argv[++i];
+    };
+    if (arg == "--keys") {
+      sizes = parse_list(value());
+    } else if (arg == "--lookups") {
+      lookups = parse_count(value());
+    } else if (arg == "--set-max-keys") {
+      set_max = parse_count(value());
+    } else if (arg == "--repeat") {
+      repeat = static_cast<int>(parse_count(value()));
+    } else {
+      throw std::invalid_argument(
+          fmt::format("unknown option '{}'; see the top of bench/filter/bloom_bench.cpp", arg));
+    }
+  }
+
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i > 0 ? " " : "") + std::string(argv[i]);
+  fmt::print("command: {}\nmachine: {}, SIMD path {}, load average {}\n", command, cpu_model(),
+             ringbloom::simd_path_name(ringbloom::best_simd_path()), load_average());
+  fmt::print("keys: 16-byte strings; filters at {} bits per key; classic k = {}\n\n", bits_per_key,
+             classic_k());
+
+  fmt::print(
+      "|  keys | variant                          | bits/key | insert ns | pos. ns   | neg. ns   | "
+      "fpr      |\n"
+      "|------:|----------------------------------|---------:|----------:|----------:|----------:|"
+      "---------:|\n");
+  for (std::size_t n : sizes) {
+    const key_set members(n, 42, false);
+    const std::size_t probes = std::min(lookups, n);
+    const key_set positives(members, probes, 7);
+    const key_set negatives(probes, 43, true);
+    const int reps = n > 10000000 ? 1 : repeat;
+    print_row(measure<classic_one>(n, members, positives, negatives, reps));
+    print_row(measure<classic_batched>(n, members, positives, negatives, reps));
+#ifdef RINGBLOOM_HAVE_LIBBLOOM
+    print_row(measure<libbloom_filter>(n, members, positives, negatives, reps));
+#endif
+    auto blocked = measure<blocked_one>(n, members, positives, negatives, reps);
+    blocked.name += fmt::format(" (k={})", blocked_k(n));
+    print_row(blocked);
+    auto batched = measure<blocked_batched>(n, members, positives, negatives, reps);
+    batched.name += fmt::format(" (k={})", blocked_k(n));
+    print_row(batched);
+    if (n <= set_max) {
+      print_row(measure<exact_set>(n, members, positives, negatives, 1));
+    } else {
+      fmt::print("| {:>5} | {:<32} | skipped above --set-max-keys {} |\n",
+                 fmt::format("{}M", n / 1000000), filter_api<exact_set>::name, set_max);
+    }
+    hash_share_and_simd_paths(n, members, negatives);
+  }
+#ifndef RINGBLOOM_HAVE_LIBBLOOM
+  fmt::print("libbloom was not found at configure time (apt install libbloom-dev)\n");
+#endif
+  fmt::print("\nchecksum {} (answers are used); load average at the end {}\n", checksum,
+             load_average());
+  return 0;
+}
+
+// --- Google Benchmark micro benchmarks (--micro) --------------------------------------
+
+void BM_xxh3_128_16_bytes(benchmark::State& state) {
+  const key_set keys(4096, 5, true);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(ringbloom::xxh3_128(keys[i++ & 4095]));
+  }
+}
+BENCHMARK(BM_xxh3_128_16_bytes);
+
+/// One in-cache block test per iteration, for each path (range(0) = path).
+void BM_block_test(benchmark::State& state) {
+  const auto path = static_cast<ringbloom::simd_path>(state.range(0));
+  if (!ringbloom::simd_path_supported(path)) {
+    state.SkipWithError("path not supported by this CPU");
+    return;
+  }
+  state.SetLabel(std::string(ringbloom::simd_path_name(path)));
+  const auto& kernels = ringbloom::detail::kernels_for(path);
+  alignas(64) std::array<std::uint64_t, 8> block{};
+  block.fill(0xf0f0f0f0f0f0f0f0ULL);
+  std::uint64_t h = 1;
+  for (auto _ : state) {
+    h = h * 0x9e3779b97f4a7c15ULL + 1;
+    benchmark::DoNotOptimize(kernels.test(block.data(), h, 8));
+  }
+}
+BENCHMARK(BM_block_test)->DenseRange(0, 2);
+
+/// Blocked lookups in an in-cache filter (64k keys), one by one and batched.
+void BM_blocked_lookup_in_cache(benchmark::State& state) {
+  const key_set keys(65536, 11, false);
+  auto f = filter_api<blocked_one>::make(keys.size());
+  filter_api<blocked_one>::add_all(f, keys);
+  const bool batched = state.range(0) != 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(batched ? count_batched(f, keys)
+                                     : filter_api<blocked_one>::count(f, keys));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(keys.size()));
+  state.SetLabel(batched ? "batched" : "one by one");
+}
+BENCHMARK(BM_blocked_lookup_in_cache)->Arg(0)->Arg(1);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    for (int i = 1; i < argc; ++i) {
+      if (std::string_view(argv[i]) == "--micro") {
+        std::vector<char*> rest;
+        for (int j = 0; j < argc; ++j) {
+          if (j != i) rest.push_back(argv[j]);
+        }
+        int rest_count = static_cast<int>(rest.size());
+        benchmark::Initialize(&rest_count, rest.data());
+        benchmark::RunSpecifiedBenchmarks();
+        benchmark::Shutdown();
+        return 0;
+      }
+    }
+    return run_table(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bloom_bench: error: {}\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,695 @@
+// `ringbloom bloom ...`: Bloom filter files from the command line.
+//
+//   create FILE (--capacity N --fpr P | --bits M --hashes K) [--kind K] [--hash H] [--seed S]
+//   add    FILE [ITEM...]            items from the arguments or stdin, in locked batches
+//   check  FILE [ITEM...] [--explain] item<TAB>maybe|no; exit 1 when any is absent
+//                                    (stdin answered in batches of 1024 lines, or line by
+//                                    line on a terminal)
+//   info   FILE                      what the filter says about itself
+//   merge  A B -o OUT [--intersect]  union (or intersection) of two compatible filters
+//   remove FILE [ITEM...]            counting filters only
+//
+// The commands are a thin skin over ringbloom/filter/filter_file.hpp: every number
+// printed comes from any_filter / filter_stats. docs/bloom.md ("Command line")
+// describes the output formats. Blocked and classic filters go through their
+// batch operations (add_many / may_contain_many) for add and check.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/filter/blocked_bloom.hpp"
+#include "ringbloom/filter/bloom.hpp"
+#include "ringbloom/filter/counting_bloom.hpp"
+#include "ringbloom/filter/filter_file.hpp"
+#include "ringbloom/filter/scalable_bloom.hpp"
+#include "ringbloom/hash.hpp"
+
+namespace ringbloom::cli {
+namespace {
+
+namespace fs = std::filesystem;
+// Ordered, so that output reads in a sensible order ("key" before "present").
+using json = nlohmann::ordered_json;
+
+/// Lines of standard input applied per locked update by `add`: large enough
+/// that the file is rewritten rarely, small enough that memory stays bounded
+/// (64k short lines are a few MB) and that concurrent adders take turns.
+constexpr std::size_t add_batch_size = 65536;
+
+/// Lines of standard input `check` answers at a time when stdin is not a
+/// terminal: enough for the batch lookup to overlap its memory misses, few
+/// enough that answers follow the input closely. On a terminal each line is
+/// answered as soon as it is typed.
+constexpr std::size_t check_batch_size = 1024;
+
+// --- batch paths ------------------------------------------------------------------
+
+/// Adds `items` through the filter's batch path where it has one (blocked
+/// and classic filters), one at a time otherwise.
+void add_all(any_filter& filter, std::span<const std::string> items) {
+  if (auto* blocked = filter.get_if<blocked_bloom_filter>()) {
+    blocked->add_many(items);
+  } else if (auto* classic = filter.get_if<bloom_filter>()) {
+    classic->add_many(items);
+  } else {
+    for (const auto& item : items) filter.add(item);
+  }
+}
+
+/// out[i] = filter.may_contain(items[i]), through the batch path where the
+/// filter has one. Precondition: out.size() >= items.size().
+void may_contain_all(const any_filter& filter, std::span<const std::string> items,
+                     std::span<bool> out) {
+  if (const auto* blocked = filter.get_if<blocked_bloom_filter>()) {
+    (void)blocked->may_contain_many(items, out);
+  } else if (const auto* classic = filter.get_if<bloom_filter>()) {
+    (void)classic->may_contain_many(items, out);
+  } else {
+    for (std::size_t i = 0; i < items.size(); ++i) out[i] = filter.may_contain(items[i]);
+  }
+}
+
+// --- formatting helpers -----------------------------------------------------
+
+std::string human_bytes(std::uint64_t bytes) {
+  constexpr std::string_view units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  value /= 1024;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, units[unit]);
+}
+
+/// "bits" for the bit-array kinds, "counters" for the counting filter.
+std::string_view cell_name(filter_kind kind) {
+  return kind == filter_kind::counting ? "counters" : "bits";
+}
+
+/// A double for JSON: nlohmann writes infinities as null; say so explicitly.
+json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+/// One line of JSON, never throwing on bytes that are not UTF-8 (items come
+/// from arbitrary input; such bytes become U+FFFD in the output).
+std::string json_line(const json& doc) {
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void print_doc(const json& doc) {
+  if (stdout_is_terminal()) {
+    fmt::print("{}\n", doc.dump(2, ' ', false, json::error_handler_t::replace));
+  } else {
+    fmt::print("{}\n", json_line(doc));
+  }
+}
+
+/// Runs a command; an io_error from the library ("cannot open 'x': No such
+/// file or directory") gets the command's advice appended, so that every
+/// error says what to do.
+template <class Fn>
+void with_io_advice(std::string_view advice, Fn&& fn) {
+  try {
+    fn();
+  } catch (const io_error& e) {
+    const std::string_view what = e.what();
+    if (what.find(';') != std::string_view::npos) throw;
+    throw io_error(fmt::format("{}; {}", what, advice));
+  }
+}
+
+constexpr std::string_view read_advice =
+    "check the file name, or create the filter first with 'ringbloom bloom create'";
+
+// --- create -------------------------------------------------------------------
+
+struct create_options {
+  std::string file;
+  std::uint64_t capacity = 0;
+  double fpr = 0;
+  std::uint64_t bits = 0;
+  std::uint32_t hashes = 0;
+  std::string kind{filter_kind_name(default_filter_kind)};
+  std::string hash{hash_name(default_hash)};
+  std::uint64_t seed = 0;
+  bool force = false;
+  bool json = false;
+  CLI::Option* capacity_opt = nullptr;
+  CLI::Option* fpr_opt = nullptr;
+  CLI::Option* bits_opt = nullptr;
+  CLI::Option* hashes_opt = nullptr;
+};
+
+void run_create(const create_options& o) {
+  const bool by_capacity = o.capacity_opt->count() > 0 || o.fpr_opt->count() > 0;
+  const bool by_size = o.bits_opt->count() > 0 || o.hashes_opt->count() > 0;
+  if (by_capacity == by_size) {
+    throw usage_error(
+        by_capacity ? "--capacity/--fpr and --bits/--hashes were both given; size the filter "
+                      "either by capacity and false-positive rate or by bits and hashes, not both"
+                    : "the filter has no size; give --capacity N --fpr P (for example --capacity "
+                      "1000000 --fpr 0.01) or --bits M --hashes K");
+  }
+  if (by_capacity && (o.capacity_opt->count() == 0 || o.fpr_opt->count() == 0)) {
+    throw usage_error(fmt::format("{} was given without {}; give both --capacity and --fpr",
+                                  o.capacity_opt->count() > 0 ? "--capacity" : "--fpr",
+                                  o.capacity_opt->count() > 0 ? "--fpr" : "--capacity"));
+  }
+  if (by_size && (o.bits_opt->count() == 0 || o.hashes_opt->count() == 0)) {
+    throw usage_error(fmt::format("{} was given without {}; give both --bits and --hashes",
+                                  o.bits_opt->count() > 0 ? "--bits" : "--hashes",
+                                  o.bits_opt->count() > 0 ? "--hashes" : "--bits"));
+  }
+
+  // make_filter reads 0 as "not given"; name the option that was given as 0.
+  for (const auto& [opt, value] : {std::pair{o.capacity_opt, o.capacity},
+                                   {o.bits_opt, o.bits},
+                                   {o.hashes_opt, std::uint64_t{o.hashes}}}) {
+    if (opt->count() > 0 && value == 0) {
+      throw usage_error(fmt::format("{} must be at least 1; {}", opt->get_name(),
+                                    opt == o.capacity_opt
+                                        ? "give the number of items the filter should hold"
+                                        : "for a 1% rate use about 10 bits per item and 7 hashes"));
+    }
+  }
+
+  filter_spec spec;
+  spec.kind = parse_filter_kind(o.kind);
+  spec.hash = parse_hash(o.hash);
+  spec.seed = o.seed;
+  if (by_capacity) {
+    spec.capacity = o.capacity;
+    spec.fpr = o.fpr;
+  } else {
+    spec.bits = o.bits;
+    spec.hashes = o.hashes;
+  }
+  // Build first: a bad size is reported before the file system is looked at.
+  const any_filter filter = make_filter(spec);
+
+  std::error_code ec;
+  if (!o.force && fs::exists(fs::symlink_status(o.file, ec))) {
+    throw usage_error(fmt::format(
+        "'{}' already exists; pass --force to replace it, or choose another file name", o.file));
+  }
+  save_filter(o.file, filter);
+
+  const filter_stats stats = filter.stats();
+  const std::uint64_t file_size = serialized_size(filter);
+  if (o.json) {
+    json doc{{"file", o.file},
+             {"kind", filter_kind_name(stats.kind)},
+             {"bits", stats.bits},
+             {"hashes", stats.hashes},
+             {"hash", hash_name(stats.hash)},
+             {"seed", stats.seed},
+             {"layers", stats.layers},
+             {"memory_bytes", stats.memory_bytes},
+             {"file_bytes", file_size}};
+    if (by_capacity) {
+      doc["capacity"] = o.capacity;
+      doc["fpr"] = o.fpr;
+    }
+    print_doc(doc);
+    return;
+  }
+  fmt::print("created {}: {} filter, m = {} {}, k = {}, hash {} (seed {}), memory {}\n", o.file,
+             filter_kind_name(stats.kind), stats.bits, cell_name(stats.kind), stats.hashes,
+             hash_name(stats.hash), stats.seed, human_bytes(stats.memory_bytes));
+}
+
+void add_create(CLI::App& bloom) {
+  auto o = std::make_shared<create_options>();
+  auto* cmd = bloom.add_subcommand("create", "Create an empty filter file");
+  cmd->add_option("file", o->file, "The filter file to write")->required();
+  o->capacity_opt =
+      cmd->add_option("--capacity", o->capacity, "Items the filter is made for (with --fpr)");
+  o->fpr_opt = cmd->add_option(
+      "--fpr", o->fpr, "Target false-positive rate at capacity, in (0, 1) (with --capacity)");
+  o->bits_opt =
+      cmd->add_option("--bits", o->bits, "Explicit size m in bits (counters for counting filters)");
+  o->hashes_opt =
+      cmd->add_option("--hashes", o->hashes, "Explicit number k of hashes (with --bits)");
+  cmd->add_option("--kind", o->kind, "blocked (default), classic, counting or scalable");
+  cmd->add_option("--hash", o->hash, "xxh3 (default), sha256, poly31 or md5");
+  cmd->add_option("--seed", o->seed, "Hash seed (xxh3 only; default 0)");
+  cmd->add_flag("--force", o->force, "Replace FILE if it exists");
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  set_example(*cmd, "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01");
+  cmd->callback([o] {
+    with_io_advice("check that the directory exists and is writable", [&] { run_create(*o); });
+  });
+}
+
+// --- add ------------------------------------------------------------------------
+
+struct add_options {
+  std::string file;
+  std::vector<std::string> items;
+  bool json = false;
+};
+
+void run_add(const add_options& o) {
+  std::uint64_t added = 0;
+  std::uint64_t items_now = 0;
+  const auto apply = [&](const std::vector<std::string>& batch) {
+    update_filter_file(o.file, [&](any_filter& filter) {
+      add_all(filter, batch);
+      items_now = filter.items_added();
+    });
+    added += batch.size();
+  };
+
+  if (!o.items.empty()) {
+    apply(o.items);
+  } else {
+    // Streamed: one locked load-add-save per batch, so memory stays bounded
+    // and other processes adding to the same file get their turn between
+    // batches without losing anything.
+    const bool progress = stderr_is_terminal();
+    bool progress_shown = false;
+    line_reader in;
+    std::vector<std::string> batch;
+    batch.reserve(add_batch_size);
+    while (read_batch(in, batch, add_batch_size, batch_fill::full)) {
+      apply(batch);
+      if (progress && added >= add_batch_size) {
+        fmt::print(stderr, "\r{} items added", added);
+        std::fflush(stderr);
+        progress_shown = true;
+      }
+    }
+    if (progress_shown) fmt::print(stderr, "\n");
+    if (added == 0) {
+      // Still prove the file is a valid filter (and report its count).
+      items_now = open_filter_mapped(o.file).items_added();
+    }
+  }
+
+  if (o.json) {
+    print_doc(json{{"file", o.file}, {"added", added}, {"items", items_now}});
+    return;
+  }
+  fmt::print("added {} item{} to {} ({} items in the filter)\n", added, added == 1 ? "" : "s",
+             o.file, items_now);
+}
+
+void add_add(CLI::App& bloom) {
+  auto o = std::make_shared<add_options>();
+  auto* cmd = bloom.add_subcommand("add", "Add items (arguments, or one per line from stdin)");
+  cmd->add_option("file", o->file, "The filter file to update")->required();
+  cmd->add_option("items", o->items, "Items to add; when none are given, read stdin");
+  cmd->add_flag("--json", o->json, "Print the count as JSON");
+  set_example(*cmd,
+              "ringbloom bloom add seen.rbf anna bora\n"
+              "  cut -f1 users.tsv | ringbloom bloom add seen.rbf");
+  cmd->callback([o] { with_io_advice(read_advice, [&] { run_add(*o); }); });
+}
+
+// --- check ----------------------------------------------------------------------
+
+struct check_options {
+  std::string file;
+  std::vector<std::string> items;
+  bool explain = false;
+  bool json = false;
+};
+
+/// Positions of probes as "5,3", and the distinct zero ones as " (zero: 5)".
+std::string explain_probes(const std::vector<bit_probe>& probes, std::size_t begin,
+                           std::size_t end) {
+  std::string positions;
+  std::vector<std::uint64_t> zeros;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!positions.empty()) positions += ',';
+    positions += std::to_string(probes[i].position);
+    if (probes[i].value == 0 &&
+        std::find(zeros.begin(), zeros.end(), probes[i].position) == zeros.end()) {
+      zeros.push_back(probes[i].position);
+    }
+  }
+  std::string text = "positions " + positions;
+  if (!zeros.empty()) {
+    text += " (zero: ";
+    for (std::size_t i = 0; i < zeros.size(); ++i) {
+      if (i > 0) text += ',';
+      text += std::to_string(zeros[i]);
+    }
+    text += ')';
+  }
+  return text;
+}
+
+/// The --explain column: "positions 5,3 (zero: 5)", or for a scalable filter
+/// "layer 0 positions 5,3 (zero: 5); layer 1 positions ...".
+std::string explain_text(const std::vector<bit_probe>& probes, bool layered) {
+  if (!layered) return explain_probes(probes, 0, probes.size());
+  std::string text;
+  std::size_t begin = 0;
+  while (begin < probes.size()) {
+    std::size_t end = begin;
+    while (end < probes.size() && probes[end].layer == probes[begin].layer) ++end;
+    if (!text.empty()) text += "; ";
+    text += fmt::format("layer {} {}", probes[begin].layer, explain_probes(probes, begin, end));
+    begin = end;
+  }
+  return text;
+}
+
+json explain_json(const std::vector<bit_probe>& probes, bool layered) {
+  json positions = json::array();
+  json values = json::array();
+  json layers = json::array();
+  for (const auto& p : probes) {
+    positions.push_back(p.position);
+    values.push_back(p.value);
+    layers.push_back(p.layer);
+  }
+  json doc{{"positions", std::move(positions)}, {"values", std::move(values)}};
+  if (layered) doc["layers"] = std::move(layers);
+  return doc;
+}
+
+void run_check(const check_options& o, context& ctx) {
+  const any_filter filter = open_filter_mapped(o.file);
+  const bool layered = filter.kind() == filter_kind::scalable;
+  bool any_absent = false;
+  bool first = true;
+  const auto answer = [&](std::string_view item, bool present) {
+    any_absent = any_absent || !present;
+    std::vector<bit_probe> probes;
+    if (o.explain) probes = filter.explain(item);
+    if (o.json) {
+      json entry{{"key", item}, {"present", present}};
+      if (o.explain) entry.update(explain_json(probes, layered));
+      // One object per line inside one array: a valid document however long
+      // the input, written as it is read.
+      fmt::print("{}\n{}", first ? "" : ",", json_line(entry));
+    } else if (o.explain) {
+      fmt::print("{}\t{}\t{}\n", item, present ? "maybe" : "no", explain_text(probes, layered));
+    } else {
+      fmt::print("{}\t{}\n", item, present ? "maybe" : "no");
+    }
+    first = false;
+  };
+
+  if (o.json) std::fputs("[", stdout);
+  if (o.explain) {
+    // --explain looks at every probe anyway: one item at a time.
+    for_each_item(o.items, [&](std::string_view item) { answer(item, filter.may_contain(item)); });
+  } else {
+    // Batches through may_contain_many: hash a batch, prefetch, then probe.
+    // A batch read from stdin ends early when the next line has not arrived
+    // yet, and is answered and flushed at once: a co-process never stalls.
+    const std::size_t batch_size = check_batch_size;
+    const auto out = std::make_unique<bool[]>(batch_size);
+    const auto run = [&](std::span<const std::string> items) {
+      may_contain_all(filter, items, {out.get(), items.size()});
+      for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
+    };
+    if (!o.items.empty()) {
+      const std::span<const std::string> all(o.items);
+      for (std::size_t at = 0; at < all.size(); at += batch_size) {
+        run(all.subspan(at, std::min(batch_size, all.size() - at)));
+      }
+    } else {
+      line_reader in;
+      std::vector<std::string> batch;
+      batch.reserve(batch_size);
+      while (read_batch(in, batch, batch_size, batch_fill::prompt)) {
+        run(batch);
+        std::fflush(stdout);
+      }
+    }
+  }
+  if (o.json) std::fputs("\n]\n", stdout);
+  if (any_absent) ctx.exit_status = exit_negative;
+}
+
+void add_check(CLI::App& bloom, context& ctx) {
+  auto o = std::make_shared<check_options>();
+  auto* cmd = bloom.add_subcommand(
+      "check", "Ask whether items may be present; exit 1 when any is definitely absent");
+  cmd->add_option("file", o->file, "The filter file to query (opened read-only, mapped)")
+      ->required();
+  cmd->add_option("items", o->items, "Items to look up; when none are given, read stdin");
+  cmd->add_flag("--explain", o->explain, "Show each item's k positions and which are zero");
+  cmd->add_flag("--json", o->json,
+                "Print a JSON list of {\"key\", \"present\"} (and \"positions\" with --explain)");
+  set_example(*cmd, "ringbloom bloom check seen.rbf anna cem --explain");
+  cmd->callback([o, &ctx] { with_io_advice(read_advice, [&] { run_check(*o, ctx); }); });
+}
+
+// --- info -----------------------------------------------------------------------
+
+struct info_options {
+  std::string file;
+  bool json = false;
+};
+
+void run_info(const info_options& o) {
+  const any_filter filter = open_filter_mapped(o.file);
+  const filter_stats s = filter.stats();
+  const std::uint64_t disk = fs::file_size(o.file);
+  const auto* counting = filter.get_if<counting_bloom_filter>();
+  const auto* scalable = filter.get_if<scalable_bloom_filter>();
+
+  if (o.json) {
+    json doc{{"file", o.file},
+             {"kind", filter_kind_name(s.kind)},
+             {"bits", s.bits},
+             {"hashes", s.hashes},
+             {"hash", hash_name(s.hash)},
+             {"seed", s.seed},
+             {"items", s.items_added},
+             {"bits_set", s.bits_set},
+             {"fill_ratio", s.fill_ratio},
+             {"expected_fpr", s.expected_fpr},
+             {"estimated_items", number_or_null(s.estimated_items)},
+             {"memory_bytes", s.memory_bytes},
+             {"size_on_disk", disk},
+             {"layers", s.layers}};
+    if (counting != nullptr) doc["saturated_counters"] = counting->saturated_counters();
+    if (scalable != nullptr) {
+      doc["target_fpr"] = scalable->target_fpr();
+      doc["growth"] = scalable->growth();
+      doc["tightening"] = scalable->tightening();
+      json layers = json::array();
+      for (const auto& layer : scalable->layers()) {
+        layers.push_back(json{{"bits", layer.filter.bits()},
+                              {"hashes", layer.filter.hashes()},
+                              {"items", layer.filter.items_added()},
+                              {"capacity", layer.capacity}});
+      }
+      doc["layer_details"] = std::move(layers);
+    }
+    print_doc(doc);
+    return;
+  }
+
+  const std::string_view cells = cell_name(s.kind);
+  const auto row = [](std::string_view label, const std::string& value) {
+    fmt::print("{:<16}{}\n", label, value);
+  };
+  row("file", o.file);
+  row("kind", std::string(filter_kind_name(s.kind)));
+  row(fmt::format("{} (m)", cells), std::to_string(s.bits));
+  row("hashes (k)",
+      scalable != nullptr ? fmt::format("{} (first layer)", s.hashes) : std::to_string(s.hashes));
+  row("hash", fmt::format("{} (seed {})", hash_name(s.hash), s.seed));
+  row("items", std::to_string(s.items_added));
+  row(fmt::format("{} set", cells),
+      fmt::format("{} of {} (fill {:.2f}%)", s.bits_set, s.bits, 100 * s.fill_ratio));
+  row("expected fpr", fmt::format("{:.4g} ({:.4g}%)", s.expected_fpr, 100 * s.expected_fpr));
+  row("estimated items", std::isfinite(s.estimated_items)
+                             ? fmt::format("{:.0f} distinct", s.estimated_items)
+                             : std::string("unknown: every bit is set"));
+  if (counting != nullptr) row("saturated", std::to_string(counting->saturated_counters()));
+  row("memory", human_bytes(s.memory_bytes));
+  row("size on disk", fmt::format("{} bytes ({})", disk, human_bytes(disk)));
+  row("layers", std::to_string(s.layers));
+  if (scalable != nullptr) {
+    row("target fpr", fmt::format("{:.4g} (growth {}, tightening {})", scalable->target_fpr(),
+                                  scalable->growth(), scalable->tightening()));
+    std::uint32_t index = 0;
+    for (const auto& layer : scalable->layers()) {
+      row(fmt::format("  layer {}", index++),
+          fmt::format("m = {}, k = {}, {} of {} items", layer.filter.bits(), layer.filter.hashes(),
+                      layer.filter.items_added(), layer.capacity));
+    }
+  }
+}
+
+void add_info(CLI::App& bloom) {
+  auto o = std::make_shared<info_options>();
+  auto* cmd = bloom.add_subcommand("info", "Show a filter's parameters and statistics");
+  cmd->add_option("file", o->file, "The filter file")->required();
+  cmd->add_flag("--json", o->json, "Print as JSON");
+  set_example(*cmd, "ringbloom bloom info seen.rbf --json");
+  cmd->callback([o] { with_io_advice(read_advice, [&] { run_info(*o); }); });
+}
+
+// --- merge ----------------------------------------------------------------------
+
+struct merge_options {
+  std::string a;
+  std::string b;
+  std::string out;
+  bool intersect = false;
+  bool json = false;
+};
+
+bool same_file(const std::string& x, const std::string& y) {
+  std::error_code ec;
+  return fs::equivalent(x, y, ec);  // false (not an error) when either is absent
+}
+
+void run_merge(const merge_options& o) {
+  const auto combine = [&](any_filter& into, const any_filter& other) {
+    if (o.intersect) {
+      into.intersect(other);
+    } else {
+      into.merge(other);
+    }
+  };
+
+  filter_stats result;
+  // When OUT is one of the inputs, combine under that file's lock so that a
+  // concurrent `add` to it is not lost; otherwise write OUT atomically.
+  const bool into_a = same_file(o.out, o.a);
+  if (into_a || same_file(o.out, o.b)) {
+    const any_filter other = open_filter_mapped(into_a ? o.b : o.a);
+    update_filter_file(o.out, [&](any_filter& filter) {
+      combine(filter, other);
+      result = filter.stats();
+    });
+  } else {
+    any_filter merged = load_filter(o.a);
+    const any_filter other = open_filter_mapped(o.b);
+    combine(merged, other);
+    save_filter(o.out, merged);
+    result = merged.stats();
+  }
+
+  const std::string_view operation = o.intersect ? "intersection" : "union";
+  if (o.json) {
+    print_doc(json{{"operation", operation},
+                   {"inputs", json::array({o.a, o.b})},
+                   {"output", o.out},
+                   {"kind", filter_kind_name(result.kind)},
+                   {"items", result.items_added},
+                   {"bits_set", result.bits_set},
+                   {"fill_ratio", result.fill_ratio},
+                   {"expected_fpr", result.expected_fpr}});
+    return;
+  }
+  fmt::print("wrote the {} of {} and {} to {}: {} items, fill {:.2f}%, expected fpr {:.4g}\n",
+             operation, o.a, o.b, o.out, result.items_added, 100 * result.fill_ratio,
+             result.expected_fpr);
+}
+
+void add_merge(CLI::App& bloom) {
+  auto o = std::make_shared<merge_options>();
+  auto* cmd = bloom.add_subcommand(
+      "merge", "Write the union (or intersection) of two compatible filters to a file");
+  cmd->add_option("a", o->a, "The first filter file")->required();
+  cmd->add_option("b", o->b, "The second filter file (same kind, m, k, hash and seed)")->required();
+  cmd->add_option("-o,--output", o->out, "The file to write (atomically; may be A or B)")
+      ->required();
+  cmd->add_flag("--intersect", o->intersect, "Intersect instead of uniting");
+  cmd->add_flag("--json", o->json, "Print the result as JSON");
+  set_example(*cmd, "ringbloom bloom merge monday.rbf tuesday.rbf -o week.rbf");
+  cmd->callback([o] {
+    with_io_advice("check the input file names and that the output directory is writable",
+                   [&] { run_merge(*o); });
+  });
+}
+
+// --- remove ---------------------------------------------------------------------
+
+struct remove_options {
+  std::string file;
+  std::vector<std::string> items;
+  bool json = false;
+};
+
+void run_remove(const remove_options& o) {
+  // All or nothing: the items are removed in one locked update, so when one
+  // of them cannot be removed the file is left as it was. Items from stdin are
+  // therefore held in memory (removal lists are short; use several runs for
+  // very long ones).
+  std::vector<std::string> items = o.items;
+  if (items.empty()) {
+    for_each_item({}, [&](std::string_view item) { items.emplace_back(item); });
+  }
+  std::uint64_t items_now = 0;
+  update_filter_file(o.file, [&](any_filter& filter) {
+    if (filter.kind() != filter_kind::counting) {
+      throw usage_error(fmt::format(
+          "'{}' is a {} filter and only counting filters can remove items (a bit may belong to "
+          "several items), so nothing was removed; create the filter with --kind counting to be "
+          "able to remove items",
+          o.file, filter_kind_name(filter.kind())));
+    }
+    for (const auto& item : items) {
+      try {
+        filter.remove(item);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format(
+            "cannot remove '{}' from '{}', so nothing was removed: {}", item, o.file, e.what()));
+      }
+    }
+    items_now = filter.items_added();
+  });
+
+  if (o.json) {
+    print_doc(json{{"file", o.file}, {"removed", items.size()}, {"items", items_now}});
+    return;
+  }
+  fmt::print("removed {} item{} from {} ({} items in the filter)\n", items.size(),
+             items.size() == 1 ? "" : "s", o.file, items_now);
+}
+
+void add_remove(CLI::App& bloom) {
+  auto o = std::make_shared<remove_options>();
+  auto* cmd = bloom.add_subcommand("remove", "Remove items from a counting filter");
+  cmd->add_option("file", o->file, "The counting filter file to update")->required();
+  cmd->add_option("items", o->items,
+                  "Items to remove (all or none); when none are given, read stdin");
+  cmd->add_flag("--json", o->json, "Print the count as JSON");
+  set_example(*cmd, "ringbloom bloom remove sessions.rbf session:7");
+  cmd->callback([o] { with_io_advice(read_advice, [&] { run_remove(*o); }); });
+}
+
+}  // namespace
+
+void add_bloom_commands(CLI::App& app, context& ctx) {
+  auto* bloom =
+      app.add_subcommand("bloom", "Bloom filter files: create, add, check, info, merge, remove");
+  bloom->require_subcommand(1);
+  set_example(*bloom,
+              "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01\n"
+              "  ringbloom bloom add seen.rbf anna bora\n"
+              "  ringbloom bloom check seen.rbf anna cem");
+  add_create(*bloom);
+  add_add(*bloom);
+  add_check(*bloom, ctx);
+  add_info(*bloom);
+  add_merge(*bloom);
+  add_remove(*bloom);
+}
+
+}  // namespace ringbloom::cli

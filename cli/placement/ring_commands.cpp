@@ -1,0 +1,698 @@
+// `ringbloom ring ...`: consistent hash rings from the command line.
+//
+//   simulate --nodes LIST|N --add LIST|N [--remove LIST] [--keys K] ...
+//                                   the seed lessons' experiment: modulo vs ring
+//   lookup (--ring FILE | --nodes LIST ...) [--replicas N] [KEY...]
+//                                   key<TAB>node, streamed from stdin if no keys
+//   init FILE --nodes LIST ...      create a topology file
+//   add FILE NODE... [--tokens T]   add nodes to a topology file (locked update)
+//   remove FILE NAME...             remove nodes from a topology file
+//   show FILE                       nodes, points, ownership, memory
+//   diff OLD NEW [--keys K]         the movement plan between two topologies
+//
+// A thin skin over ringbloom/placement/ring.hpp and ringbloom/placement/topology.hpp: every
+// number printed comes from a library call (ownership, load_tally,
+// movement_tally, plan_movement). docs/ring.md describes the outputs.
+#include <fmt/core.h>
+
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/hash.hpp"
+#include "ringbloom/placement/ring.hpp"
+#include "ringbloom/placement/topology.hpp"
+
+namespace ringbloom::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+void print_doc(const json& doc) {
+  const int indent = stdout_is_terminal() ? 2 : -1;
+  fmt::print("{}\n", doc.dump(indent, ' ', false, json::error_handler_t::replace));
+}
+
+std::string percent(double fraction) { return fmt::format("{:.2f}%", 100.0 * fraction); }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::vector<std::string_view> split_commas(std::string_view list) {
+  std::vector<std::string_view> parts;
+  while (true) {
+    const auto comma = list.find(',');
+    const auto part = trim(list.substr(0, comma));
+    if (!part.empty()) parts.push_back(part);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return parts;
+}
+
+/// "NAME" or "NAME=WEIGHT".
+topology_node parse_node(std::string_view spec) {
+  topology_node node;
+  const auto eq = spec.rfind('=');
+  node.name = std::string(trim(spec.substr(0, eq)));
+  if (eq != std::string_view::npos) {
+    const auto weight = parse_unsigned(trim(spec.substr(eq + 1)));
+    if (!weight || *weight == 0 || *weight > 0xFFFF'FFFFu) {
+      throw usage_error(fmt::format(
+          "'{}' has no valid weight; write NAME=WEIGHT with an integer weight >= 1", spec));
+    }
+    node.weight = static_cast<std::uint32_t>(*weight);
+  }
+  if (node.name.empty()) {
+    throw usage_error(fmt::format("'{}' has no node name; write NAME or NAME=WEIGHT", spec));
+  }
+  return node;
+}
+
+/// A node list: a number N (nodes n<first>..n<first+N-1>) or NAME[=WEIGHT],...
+std::vector<topology_node> parse_nodes(std::string_view list, std::size_t first = 1) {
+  std::vector<topology_node> nodes;
+  if (const auto count = parse_unsigned(trim(list))) {
+    if (*count > 100000) {
+      throw usage_error(fmt::format("{} nodes is more than this command makes (100000)", *count));
+    }
+    for (std::uint64_t i = 0; i < *count; ++i)
+      nodes.push_back({fmt::format("n{}", first + i), 1, {}});
+    return nodes;
+  }
+  for (const auto spec : split_commas(list)) nodes.push_back(parse_node(spec));
+  if (nodes.empty()) {
+    throw usage_error(
+        fmt::format("'{}' names no nodes; give a count (4) or names (a,b,c or a=1,b=2)", list));
+  }
+  return nodes;
+}
+
+/// Options shared by the commands that build a ring from the command line.
+struct ring_flags {
+  std::uint32_t vnodes = 0;  // 0: the scheme's default
+  std::string hash;
+  std::string scheme = "ring";
+};
+
+void add_ring_flags(CLI::App& cmd, ring_flags& flags) {
+  cmd.add_option("--vnodes", flags.vnodes, "Points per unit of weight (default 100)");
+  cmd.add_option("--hash", flags.hash, "xxh3 (default), sha256, poly31 or md5");
+  cmd.add_option("--scheme", flags.scheme,
+                 "ring (default) or ketama (libmemcached's placement; names are host:port)");
+}
+
+ring_options options_from(const ring_flags& flags) {
+  const ring_scheme scheme = parse_scheme(flags.scheme);
+  if (scheme == ring_scheme::ketama) {
+    if (flags.vnodes != 0 || (!flags.hash.empty() && flags.hash != "md5")) {
+      throw usage_error(
+          "the ketama scheme fixes the hash (md5) and the points per server (160); leave "
+          "--hash and --vnodes out");
+    }
+    return ring_options::ketama();
+  }
+  ring_options options;
+  if (flags.vnodes != 0) options.vnodes = flags.vnodes;
+  if (!flags.hash.empty()) options.hash = parse_hash(flags.hash);
+  return options;
+}
+
+/// The keys of simulate and diff: FMT with every "{}" replaced by i.
+class key_maker {
+ public:
+  explicit key_maker(std::string format) : format_(std::move(format)) {
+    if (format_.find("{}") == std::string::npos) {
+      throw usage_error(fmt::format(
+          "--key-format '{}' has no '{{}}' for the key number; write e.g. 'key-{{}}'", format_));
+    }
+  }
+  const std::string& operator()(std::uint64_t i) {
+    key_.clear();
+    std::string_view rest = format_;
+    const std::string number = std::to_string(i);
+    for (auto at = rest.find("{}"); at != std::string_view::npos; at = rest.find("{}")) {
+      key_.append(rest.substr(0, at));
+      key_.append(number);
+      rest.remove_prefix(at + 2);
+    }
+    key_.append(rest);
+    return key_;
+  }
+
+ private:
+  std::string format_;
+  std::string key_;
+};
+
+json shares_json(const std::vector<node_share>& shares) {
+  json doc = json::object();
+  for (const auto& s : shares) doc[s.node] = s.share;
+  return doc;
+}
+
+// --- simulate ----------------------------------------------------------------
+
+struct simulate_options {
+  std::string nodes;
+  std::string add;
+  std::string remove;
+  std::uint64_t keys = 20000;
+  std::string key_format = "key-{}";
+  ring_flags ring;
+  bool json = false;
+};
+
+void run_simulate(const simulate_options& o) {
+  const ring_options options = options_from(o.ring);
+  topology before_topo{options, parse_nodes(o.nodes)};
+  topology after_topo = before_topo;
+  if (!o.add.empty()) {
+    for (auto& node : parse_nodes(o.add, before_topo.nodes.size() + 1)) {
+      after_topo.nodes.push_back(std::move(node));
+    }
+  }
+  std::vector<std::string> removed;
+  if (!o.remove.empty()) {
+    for (const auto name : split_commas(o.remove)) {
+      const auto it = std::find_if(after_topo.nodes.begin(), after_topo.nodes.end(),
+                                   [&](const topology_node& n) { return n.name == name; });
+      if (it == after_topo.nodes.end()) {
+        throw usage_error(fmt::format("--remove names '{}', which is not among the nodes", name));
+      }
+      after_topo.nodes.erase(it);
+      removed.emplace_back(name);
+    }
+  }
+  const auto build = [](const topology& topo) {
+    try {
+      return build_ring(topo);
+    } catch (const data_error& e) {
+      throw usage_error(e.what());  // the topology came from the arguments
+    }
+  };
+  const hash_ring before = build(before_topo);
+  if (after_topo.nodes.empty()) throw usage_error("--remove removes every node; keep at least one");
+  const hash_ring after = build(after_topo);
+  const modulo_placement modulo_before(before);
+  const modulo_placement modulo_after(after);
+
+  movement_tally ring_moves(before, after);
+  movement_tally modulo_moves(modulo_before, modulo_after);
+  load_tally load_before(before);
+  load_tally load_after(after);
+  key_maker make_key(o.key_format);
+  for (std::uint64_t i = 0; i < o.keys; ++i) {
+    const std::string& key = make_key(i);
+    ring_moves.add(key);
+    modulo_moves.add(key);
+    load_before.add(key);
+    load_after.add(key);
+  }
+  const auto& ring_result = ring_moves.result();
+  const auto& modulo_result = modulo_moves.result();
+  const auto shares_before = load_before.report();
+  const auto shares_after = load_after.report();
+
+  if (o.json) {
+    json moved_to = json::object();
+    for (const auto& [node, count] : ring_result.moved_to) moved_to[node] = count;
+    json doc;
+    doc["keys"] = o.keys;
+    doc["scheme"] = scheme_name(options.scheme);
+    doc["hash"] = hash_name(options.hash);
+    doc["vnodes"] = options.vnodes;
+    doc["modulo"] = {{"moved", modulo_result.moved},
+                     {"moved_fraction", modulo_result.moved_fraction()}};
+    doc["ring"] = {{"moved", ring_result.moved},
+                   {"moved_fraction", ring_result.moved_fraction()},
+                   {"shares_before", shares_json(shares_before.shares)},
+                   {"shares_after", shares_json(shares_after.shares)},
+                   {"moved_to", moved_to}};
+    print_doc(doc);
+    return;
+  }
+  fmt::print("{} keys ({}), scheme {}, hash {}, {} vnodes\n", o.keys, o.key_format,
+             scheme_name(options.scheme), hash_name(options.hash), options.vnodes);
+  fmt::print("nodes: {} before, {} after\n", before.node_count(), after.node_count());
+  fmt::print("modulo (hash % N): {} of {} keys moved ({})\n", modulo_result.moved, o.keys,
+             percent(modulo_result.moved_fraction()));
+  fmt::print("ring:              {} of {} keys moved ({})\n", ring_result.moved, o.keys,
+             percent(ring_result.moved_fraction()));
+  fmt::print("\n{:<20} {:>8} {:>8}\n", "node", "before", "after");
+  for (const auto& node : after.nodes()) {
+    const auto b = before.find_node(node.name);
+    const auto a = after.find_node(node.name);
+    fmt::print("{:<20} {:>8} {:>8}\n", node.name, b ? percent(shares_before.shares[*b].share) : "-",
+               percent(shares_after.shares[*a].share));
+  }
+  for (const auto& name : removed) {
+    const auto b = before.find_node(name);
+    fmt::print("{:<20} {:>8} {:>8}\n", name, percent(shares_before.shares[*b].share), "-");
+  }
+  fmt::print("\nmoved keys went to (ring):\n");
+  if (ring_result.moved_to.empty()) fmt::print("  (none)\n");
+  for (const auto& [node, count] : ring_result.moved_to) fmt::print("  {:<18} {}\n", node, count);
+}
+
+void add_simulate(CLI::App& ring) {
+  auto o = std::make_shared<simulate_options>();
+  auto* cmd = ring.add_subcommand(
+      "simulate", "Measure how many keys move under hash % N and under a ring when nodes change");
+  cmd->add_option("--nodes", o->nodes, "The nodes before: a count N (n1..nN) or NAME[=WEIGHT],...")
+      ->required();
+  cmd->add_option("--add", o->add, "Nodes to add: a count (continuing the numbering) or names");
+  cmd->add_option("--remove", o->remove, "Names of nodes to remove, comma-separated");
+  cmd->add_option("--keys", o->keys, "How many keys (default 20000)");
+  cmd->add_option("--key-format", o->key_format,
+                  "Key pattern, {} is the key number (default key-{})");
+  add_ring_flags(*cmd, o->ring);
+  cmd->add_flag("--json", o->json, "Print the result as JSON");
+  set_example(*cmd, "ringbloom ring simulate --nodes 4 --add 1 --keys 20000 --hash sha256");
+  cmd->callback([o] { run_simulate(*o); });
+}
+
+// --- lookup ------------------------------------------------------------------
+
+struct lookup_options {
+  std::string ring_file;
+  std::string nodes;
+  ring_flags ring;
+  std::size_t replicas = 0;
+  std::vector<std::string> keys;
+  bool json = false;
+};
+
+hash_ring ring_from(const std::string& file, const std::string& nodes, const ring_flags& flags) {
+  if (!file.empty()) {
+    const hash_ring ring = build_ring(load_topology(file));
+    if (ring.empty()) {
+      throw data_error(
+          fmt::format("{}: the topology has no nodes; add one with 'ringbloom ring "
+                      "add {} NAME'",
+                      file, file));
+    }
+    return ring;
+  }
+  if (nodes.empty()) throw usage_error("give the ring as --ring FILE or --nodes LIST");
+  try {
+    return build_ring(topology{options_from(flags), parse_nodes(nodes)});
+  } catch (const data_error& e) {
+    throw usage_error(e.what());
+  }
+}
+
+void run_lookup(const lookup_options& o) {
+  const hash_ring ring = ring_from(o.ring_file, o.nodes, o.ring);
+  std::string line;
+  for_each_item(o.keys, [&](std::string_view key) {
+    const std::uint64_t h = ring.key_hash(key);
+    if (o.json) {
+      json doc;
+      doc["key"] = key;
+      if (o.replicas > 0) {
+        doc["nodes"] = ring.nodes_for_hash(h, o.replicas);
+      } else {
+        doc["node"] = ring.node_for_hash(h);
+      }
+      fmt::print("{}\n", doc.dump(-1, ' ', false, json::error_handler_t::replace));
+      return;
+    }
+    line.assign(key);
+    line.push_back('\t');
+    if (o.replicas > 0) {
+      const auto nodes = ring.nodes_for_hash(h, o.replicas);
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (i > 0) line.push_back(',');
+        line += nodes[i];
+      }
+    } else {
+      line += ring.node_for_hash(h);
+    }
+    line.push_back('\n');
+    std::fwrite(line.data(), 1, line.size(), stdout);
+  });
+}
+
+void add_lookup(CLI::App& ring) {
+  auto o = std::make_shared<lookup_options>();
+  auto* cmd = ring.add_subcommand(
+      "lookup", "Print the node of each key (arguments, or one per line from stdin)");
+  auto* file = cmd->add_option("--ring", o->ring_file, "A topology file (see 'ring init')");
+  auto* nodes = cmd->add_option("--nodes", o->nodes,
+                                "The nodes: a count N or NAME[=WEIGHT],... (ketama: host:port)");
+  file->excludes(nodes);
+  add_ring_flags(*cmd, o->ring);
+  cmd->add_option("--replicas", o->replicas,
+                  "Print the first N distinct nodes clockwise (owner first), comma-separated")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("keys", o->keys, "Keys to place; when none are given, read stdin");
+  cmd->add_flag("--json", o->json, "Print one JSON object per key");
+  set_example(*cmd, "ringbloom ring lookup --nodes a,b,c=2 user:42 user:43");
+  cmd->callback([o] { run_lookup(*o); });
+}
+
+// --- init / add / remove / show ----------------------------------------------
+
+json topology_summary(const std::string& file, const hash_ring& ring) {
+  const auto shares = ownership(ring);
+  json nodes = json::array();
+  for (std::size_t i = 0; i < ring.node_count(); ++i) {
+    const auto& node = ring.nodes()[i];
+    json entry;
+    entry["name"] = node.name;
+    if (node.tokens.empty()) {
+      entry["weight"] = node.weight;
+    } else {
+      entry["tokens"] = node.tokens;
+    }
+    entry["points"] = node.points;
+    entry["ownership"] = shares[i].share;
+    nodes.push_back(std::move(entry));
+  }
+  json doc;
+  doc["file"] = file;
+  doc["scheme"] = scheme_name(ring.options().scheme);
+  doc["hash"] = hash_name(ring.options().hash);
+  doc["vnodes"] = ring.options().vnodes;
+  doc["nodes"] = std::move(nodes);
+  doc["points"] = ring.point_count();
+  doc["memory_bytes"] = ring.memory_bytes();
+  return doc;
+}
+
+void print_summary(const std::string& file, const hash_ring& ring) {
+  fmt::print("{}: scheme {}, hash {}, {} vnodes, {} nodes, {} points, {} bytes in memory\n", file,
+             scheme_name(ring.options().scheme), hash_name(ring.options().hash),
+             ring.options().vnodes, ring.node_count(), ring.point_count(), ring.memory_bytes());
+  if (ring.empty()) return;
+  const auto shares = ownership(ring);
+  fmt::print("{:<24} {:>8} {:>8} {:>10}\n", "node", "weight", "points", "ownership");
+  for (std::size_t i = 0; i < ring.node_count(); ++i) {
+    const auto& node = ring.nodes()[i];
+    fmt::print("{:<24} {:>8} {:>8} {:>10}\n", node.name,
+               node.tokens.empty() ? std::to_string(node.weight) : "tokens", node.points,
+               percent(shares[i].share));
+  }
+}
+
+struct init_options {
+  std::string file;
+  std::string nodes;
+  ring_flags ring;
+  bool force = false;
+  bool json = false;
+};
+
+void run_init(const init_options& o) {
+  if (!o.force && fs::exists(o.file)) {
+    throw usage_error(fmt::format("{} already exists; use --force to replace it", o.file));
+  }
+  topology topo{options_from(o.ring), {}};
+  if (!o.nodes.empty()) topo.nodes = parse_nodes(o.nodes);
+  hash_ring ring;
+  try {
+    ring = build_ring(topo);
+  } catch (const data_error& e) {
+    throw usage_error(e.what());
+  }
+  save_topology(o.file, topo);
+  if (o.json) {
+    print_doc(topology_summary(o.file, ring));
+  } else {
+    print_summary(o.file, ring);
+  }
+}
+
+void add_init(CLI::App& ring) {
+  auto o = std::make_shared<init_options>();
+  auto* cmd = ring.add_subcommand("init", "Create a topology file");
+  cmd->add_option("file", o->file, "The topology file to write")->required();
+  cmd->add_option("--nodes", o->nodes, "Initial nodes: a count N or NAME[=WEIGHT],...");
+  add_ring_flags(*cmd, o->ring);
+  cmd->add_flag("--force", o->force, "Replace FILE if it exists");
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  set_example(*cmd, "ringbloom ring init cluster.json --nodes cache-a,cache-b,cache-c=2");
+  cmd->callback([o] { run_init(*o); });
+}
+
+// Applies `change` to the topology file under its lock and reports how much
+// of the hash space changed owner.
+void change_file(const std::string& file, bool as_json,
+                 const std::function<void(topology&)>& change) {
+  hash_ring before;
+  hash_ring after;
+  update_topology(file, [&](topology& topo) {
+    before = build_ring(topo);
+    change(topo);
+    after = build_ring(topo);
+  });
+  double moved = 0.0;
+  if (!before.empty() && !after.empty())
+    moved = plan_movement(before, after).moved_fraction;
+  else if (before.node_count() != after.node_count())
+    moved = 1.0;
+  if (as_json) {
+    json doc = topology_summary(file, after);
+    doc["moved_fraction"] = moved;
+    print_doc(doc);
+  } else {
+    print_summary(file, after);
+    fmt::print("{} of the hash space changed owner\n", percent(moved));
+  }
+}
+
+struct add_options {
+  std::string file;
+  std::vector<std::string> nodes;
+  std::string tokens;
+  bool json = false;
+};
+
+void run_add(const add_options& o) {
+  std::vector<topology_node> fresh;
+  for (const auto& spec : o.nodes) fresh.push_back(parse_node(spec));
+  if (!o.tokens.empty()) {
+    if (fresh.size() != 1 || o.nodes[0].find('=') != std::string::npos) {
+      throw usage_error("--tokens places exactly one node, given without a weight");
+    }
+    for (const auto t : split_commas(o.tokens)) {
+      const auto token = parse_unsigned(t);
+      if (!token) {
+        throw usage_error(fmt::format("token '{}' is not an integer in [0, 2^64)", t));
+      }
+      fresh[0].tokens.push_back(*token);
+    }
+  }
+  change_file(o.file, o.json, [&](topology& topo) {
+    for (const auto& node : fresh) {
+      for (const auto& existing : topo.nodes) {
+        if (existing.name == node.name) {
+          throw usage_error(
+              fmt::format("node '{}' is already in {}; remove it first or choose "
+                          "another name",
+                          node.name, o.file));
+        }
+      }
+      topo.nodes.push_back(node);
+    }
+  });
+}
+
+void add_add(CLI::App& ring) {
+  auto o = std::make_shared<add_options>();
+  auto* cmd = ring.add_subcommand("add", "Add nodes to a topology file");
+  cmd->add_option("file", o->file, "The topology file to update")->required();
+  cmd->add_option("nodes", o->nodes, "Nodes to add: NAME or NAME=WEIGHT")->required();
+  cmd->add_option("--tokens", o->tokens,
+                  "Explicit positions for the one node added, comma-separated (ring scheme)");
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  set_example(*cmd, "ringbloom ring add cluster.json cache-d=2");
+  cmd->callback([o] { run_add(*o); });
+}
+
+struct remove_options {
+  std::string file;
+  std::vector<std::string> names;
+  bool json = false;
+};
+
+void run_remove(const remove_options& o) {
+  change_file(o.file, o.json, [&](topology& topo) {
+    for (const auto& name : o.names) {
+      const auto it = std::find_if(topo.nodes.begin(), topo.nodes.end(),
+                                   [&](const topology_node& n) { return n.name == name; });
+      if (it == topo.nodes.end()) {
+        throw usage_error(
+            fmt::format("node '{}' is not in {}; nothing to remove (see 'ringbloom "
+                        "ring show {}')",
+                        name, o.file, o.file));
+      }
+      topo.nodes.erase(it);
+    }
+  });
+}
+
+void add_remove(CLI::App& ring) {
+  auto o = std::make_shared<remove_options>();
+  auto* cmd = ring.add_subcommand("remove", "Remove nodes from a topology file");
+  cmd->add_option("file", o->file, "The topology file to update")->required();
+  cmd->add_option("names", o->names, "Names of the nodes to remove")->required();
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  set_example(*cmd, "ringbloom ring remove cluster.json cache-b");
+  cmd->callback([o] { run_remove(*o); });
+}
+
+struct show_options {
+  std::string file;
+  bool json = false;
+};
+
+void add_show(CLI::App& ring) {
+  auto o = std::make_shared<show_options>();
+  auto* cmd = ring.add_subcommand("show", "Show a topology file's nodes, points and ownership");
+  cmd->add_option("file", o->file, "The topology file")->required();
+  cmd->add_flag("--json", o->json, "Print as JSON");
+  set_example(*cmd, "ringbloom ring show cluster.json");
+  cmd->callback([o] {
+    const hash_ring shown = build_ring(load_topology(o->file));
+    if (o->json) {
+      print_doc(topology_summary(o->file, shown));
+    } else {
+      print_summary(o->file, shown);
+    }
+  });
+}
+
+// --- diff --------------------------------------------------------------------
+
+struct diff_options {
+  std::string old_file;
+  std::string new_file;
+  std::uint64_t keys = 0;
+  std::string key_format = "key-{}";
+  bool json = false;
+};
+
+void run_diff(const diff_options& o) {
+  const hash_ring before = build_ring(load_topology(o.old_file));
+  const hash_ring after = build_ring(load_topology(o.new_file));
+  if (before.empty() || after.empty()) {
+    throw data_error(fmt::format("{} has no nodes; a movement plan needs nodes on both sides",
+                                 before.empty() ? o.old_file : o.new_file));
+  }
+  movement_plan plan;
+  try {
+    plan = plan_movement(before, after);
+  } catch (const std::invalid_argument& e) {
+    throw data_error(e.what());
+  }
+  // The fraction of the space per (from, to) pair, in order of appearance.
+  std::vector<std::pair<std::pair<std::string, std::string>, double>> flows;
+  const double space = static_cast<double>(before.space_max()) + 1.0;
+  for (const auto& r : plan.ranges) {
+    const double size = (static_cast<double>(r.last - r.first) + 1.0) / space;
+    auto it = std::find_if(flows.begin(), flows.end(), [&](const auto& f) {
+      return f.first.first == r.from && f.first.second == r.to;
+    });
+    if (it == flows.end()) {
+      flows.push_back({{r.from, r.to}, size});
+    } else {
+      it->second += size;
+    }
+  }
+  std::optional<key_movement> keys;
+  if (o.keys > 0) {
+    movement_tally tally(before, after);
+    key_maker make_key(o.key_format);
+    for (std::uint64_t i = 0; i < o.keys; ++i) tally.add(make_key(i));
+    keys = tally.result();
+  }
+  if (o.json) {
+    json doc;
+    doc["moved_fraction"] = plan.moved_fraction;
+    json flow_doc = json::array();
+    for (const auto& [pair, size] : flows) {
+      flow_doc.push_back({{"from", pair.first}, {"to", pair.second}, {"fraction", size}});
+    }
+    doc["flows"] = std::move(flow_doc);
+    json ranges = json::array();
+    for (const auto& r : plan.ranges) {
+      ranges.push_back({{"first", r.first}, {"last", r.last}, {"from", r.from}, {"to", r.to}});
+    }
+    doc["ranges"] = std::move(ranges);
+    if (keys) {
+      json moved_to = json::object();
+      for (const auto& [node, count] : keys->moved_to) moved_to[node] = count;
+      doc["keys"] = {{"keys", keys->keys},
+                     {"moved", keys->moved},
+                     {"moved_fraction", keys->moved_fraction()},
+                     {"moved_to", moved_to}};
+    }
+    print_doc(doc);
+    return;
+  }
+  fmt::print("{} of the hash space changes owner, in {} ranges\n", percent(plan.moved_fraction),
+             plan.ranges.size());
+  for (const auto& [pair, size] : flows) {
+    fmt::print("  {} -> {}: {}\n", pair.first, pair.second, percent(size));
+  }
+  if (keys) {
+    fmt::print("{} of {} keys ({}) move ({})\n", keys->moved, keys->keys, o.key_format,
+               percent(keys->moved_fraction()));
+  }
+  fmt::print("\n{:<20} {:<20} {} -> {}\n", "first", "last", "from", "to");
+  for (const auto& r : plan.ranges) {
+    fmt::print("{:<20} {:<20} {} -> {}\n", r.first, r.last, r.from, r.to);
+  }
+}
+
+void add_diff(CLI::App& ring) {
+  auto o = std::make_shared<diff_options>();
+  auto* cmd = ring.add_subcommand(
+      "diff", "Print the movement plan between two topology files: which hash ranges move where");
+  cmd->add_option("old", o->old_file, "The topology before")->required();
+  cmd->add_option("new", o->new_file, "The topology after")->required();
+  cmd->add_option("--keys", o->keys, "Also count how many of K keys move");
+  cmd->add_option("--key-format", o->key_format,
+                  "Key pattern, {} is the key number (default key-{})");
+  cmd->add_flag("--json", o->json, "Print as JSON");
+  set_example(*cmd, "ringbloom ring diff before.json after.json --keys 100000");
+  cmd->callback([o] { run_diff(*o); });
+}
+
+}  // namespace
+
+void add_ring_commands(CLI::App& app, context& /*ctx*/) {
+  auto* ring =
+      app.add_subcommand("ring", "Consistent hash rings: simulate, look up, keep topologies");
+  ring->require_subcommand(1);
+  set_example(*ring, "ringbloom ring simulate --nodes 4 --add 1 --hash sha256");
+  add_simulate(*ring);
+  add_lookup(*ring);
+  add_init(*ring);
+  add_add(*ring);
+  add_remove(*ring);
+  add_show(*ring);
+  add_diff(*ring);
+}
+
+}  // namespace ringbloom::cli

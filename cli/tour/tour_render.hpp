@@ -1,0 +1,23 @@
+// cli/tour/tour_render.hpp: the three faces of `ringbloom demo`. Each prints the
+// structs of ringbloom/tour/tour.hpp and computes nothing of its own.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ringbloom/tour/tour.hpp"
+
+namespace ringbloom::cli {
+
+/// The tour as aligned text tables with short notes; ANSI colour when
+/// `color` is true.
+[[nodiscard]] std::string render_tour_text(const tour::tour_result& tour, bool color);
+
+/// Every figure of the tour as JSON (shape in docs/tour.md).
+[[nodiscard]] nlohmann::json tour_to_json(const tour::tour_result& tour);
+
+/// A self-contained HTML page: inline CSS and SVG charts, no script, no
+/// network.
+[[nodiscard]] std::string render_tour_html(const tour::tour_result& tour);
+
+}  // namespace ringbloom::cli

@@ -1,0 +1,163 @@
+// ringbloom/filter/filter_file.hpp: any filter kind behind one type, and filter
+// files: versioned, little-endian, checksummed, saved atomically, updated
+// under a lock, and opened read-only through mmap.
+//
+// The byte layout is drawn in docs/format.md (format version 1). In short: a
+// 64-byte header (magic "\x89RBF\r\n\x1a\n", version, kind, hash code, layer
+// count, seed, items, file size, scalable parameters), a 32-byte entry per
+// layer (m, k, items, capacity), each layer's words 64-byte aligned, and an
+// XXH3-64 checksum of everything before it. Golden files in tests/filter/data pin
+// the bytes.
+//
+// Guarantees:
+//   - load_filter / deserialize_filter / open_filter_mapped check the size,
+//     magic, version, checksum and every field and length before returning;
+//     a truncated, corrupted, foreign or absurd file throws data_error and
+//     nothing is answered from it. Nothing is allocated beyond the file's
+//     own size.
+//   - save_filter is atomic and durable: a crash leaves the old file or the
+//     new one, never a mix (temporary file, fsync, rename, fsync directory).
+//   - update_filter_file serialises concurrent updaters of one file, in this
+//     process or others (flock), so two processes adding at once both take
+//     effect.
+//   - open_filter_mapped does not copy the words: lookups read the page
+//     cache. Opening still reads the whole file once to verify the checksum
+//     (XXH3 runs at memory speed, some GB/s; a 1 GiB filter costs well under a
+//     second, once), then lookups touch only the pages they probe. The
+//     returned filter is read-only: add, remove, merge throw std::logic_error.
+//
+// Example:
+//
+//   #include <ringbloom/filter/filter_file.hpp>
+//   ringbloom::filter_spec spec;              // blocked, xxh3 by default
+//   spec.capacity = 1'000'000;
+//   spec.fpr = 0.01;
+//   ringbloom::save_filter("users.rbf", ringbloom::make_filter(spec));
+//   ringbloom::update_filter_file("users.rbf", [](ringbloom::any_filter& f) { f.add("anna"); });
+//   auto view = ringbloom::open_filter_mapped("users.rbf");
+//   bool maybe = view.may_contain("anna");    // true
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ringbloom/filter/blocked_bloom.hpp"
+#include "ringbloom/filter/bloom.hpp"
+#include "ringbloom/filter/counting_bloom.hpp"
+#include "ringbloom/filter/scalable_bloom.hpp"
+#include "ringbloom/hash.hpp"
+
+namespace ringbloom {
+
+/// How to make a new filter (what `ringbloom bloom create` parses). Give
+/// either capacity and fpr, or bits and hashes.
+struct filter_spec {
+  filter_kind kind = default_filter_kind;
+  hash_kind hash = default_hash;
+  std::uint64_t seed = 0;
+  std::uint64_t capacity = 0;                                     ///< n, with fpr
+  double fpr = 0;                                                 ///< p in (0, 1), with capacity
+  std::uint64_t bits = 0;                                         ///< m, with hashes
+  std::uint32_t hashes = 0;                                       ///< k, with bits
+  std::uint32_t growth = scalable_bloom_filter::default_growth;   ///< scalable only
+  double tightening = scalable_bloom_filter::default_tightening;  ///< scalable only
+};
+
+/// A filter of any kind. Calls forward to the filter inside; operations a
+/// kind does not have throw std::invalid_argument with a sentence that says
+/// which kind has them.
+class any_filter {
+ public:
+  using variant_type = std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
+                                    scalable_bloom_filter>;
+
+  any_filter(bloom_filter f) : filter_(std::move(f)) {}           // NOLINT: implicit by design
+  any_filter(blocked_bloom_filter f) : filter_(std::move(f)) {}   // NOLINT
+  any_filter(counting_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
+  any_filter(scalable_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
+
+  [[nodiscard]] filter_kind kind() const noexcept;
+  [[nodiscard]] hash_kind hash() const noexcept;
+  [[nodiscard]] std::uint64_t seed() const noexcept;
+  [[nodiscard]] std::uint64_t bits() const noexcept;
+  [[nodiscard]] std::uint32_t hashes() const noexcept;
+  [[nodiscard]] std::uint64_t items_added() const noexcept;
+  [[nodiscard]] bool read_only() const noexcept;
+
+  void add(std::string_view item);
+  [[nodiscard]] bool may_contain(std::string_view item) const;
+  /// Counting filters only; other kinds throw std::invalid_argument
+  /// ("remove needs a counting filter; ...").
+  void remove(std::string_view item);
+  /// The item's probes (for --explain). Blocked positions are global bit
+  /// indexes; scalable probes carry their layer.
+  [[nodiscard]] std::vector<bit_probe> explain(std::string_view item) const;
+  [[nodiscard]] filter_stats stats() const;
+
+  /// Union / intersection with a filter of the same kind, m, k, hash and seed;
+  /// std::invalid_argument (filter unchanged) otherwise, saying what differs.
+  void merge(const any_filter& other);
+  void intersect(const any_filter& other);
+
+  [[nodiscard]] const variant_type& variant() const noexcept { return filter_; }
+  [[nodiscard]] variant_type& variant() noexcept { return filter_; }
+  template <class Filter>
+  [[nodiscard]] const Filter* get_if() const noexcept {
+    return std::get_if<Filter>(&filter_);
+  }
+  template <class Filter>
+  [[nodiscard]] Filter* get_if() noexcept {
+    return std::get_if<Filter>(&filter_);
+  }
+
+  friend bool operator==(const any_filter& a, const any_filter& b) noexcept {
+    return a.filter_ == b.filter_;
+  }
+
+ private:
+  variant_type filter_;
+};
+
+/// A new empty filter. Throws std::invalid_argument unless exactly one of
+/// (capacity and fpr) or (bits and hashes) is given, and for any value a
+/// constructor refuses.
+[[nodiscard]] any_filter make_filter(const filter_spec& spec);
+
+/// The current format version, written into every file.
+inline constexpr std::uint16_t filter_format_version = 1;
+
+/// The file's bytes (docs/format.md).
+[[nodiscard]] std::string serialize_filter(const any_filter& filter);
+
+/// The number of bytes serialize_filter would produce.
+[[nodiscard]] std::uint64_t serialized_size(const any_filter& filter);
+
+/// A filter from a file's bytes, copied. Throws data_error naming the
+/// problem when the bytes are not a valid filter file of a known version.
+[[nodiscard]] any_filter deserialize_filter(std::string_view bytes);
+
+/// Saves atomically (see above). Throws io_error.
+void save_filter(const std::filesystem::path& path, const any_filter& filter);
+
+/// Reads and validates a whole file. Throws io_error, data_error.
+[[nodiscard]] any_filter load_filter(const std::filesystem::path& path);
+
+/// Opens a file read-only through mmap; the words stay in the page cache
+/// (see above). Throws io_error, data_error.
+[[nodiscard]] any_filter open_filter_mapped(const std::filesystem::path& path);
+
+/// Under an exclusive lock of `path`: loads the filter, calls `fn` on it and
+/// saves it atomically. Concurrent updaters (threads or processes) are
+/// serialised, so none loses the others' additions. If `fn` throws, the file
+/// is left unchanged and the exception propagates. Throws io_error (also when
+/// the file does not exist), data_error.
+void update_filter_file(const std::filesystem::path& path,
+                        const std::function<void(any_filter&)>& fn);
+
+}  // namespace ringbloom

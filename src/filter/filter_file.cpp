@@ -1,0 +1,587 @@
+// any_filter and the filter file format (docs/format.md).
+#include "ringbloom/filter/filter_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "bloom_internal.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/io/file_io.hpp"
+
+namespace ringbloom {
+
+// --- any_filter ------------------------------------------------------------------
+
+namespace {
+
+template <class... Fs>
+struct overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+overloaded(Fs...) -> overloaded<Fs...>;  // clang 14 lacks aggregate deduction
+
+}  // namespace
+
+filter_kind any_filter::kind() const noexcept {
+  return std::visit(overloaded{
+                        [](const bloom_filter&) { return filter_kind::classic; },
+                        [](const blocked_bloom_filter&) { return filter_kind::blocked; },
+                        [](const counting_bloom_filter&) { return filter_kind::counting; },
+                        [](const scalable_bloom_filter&) { return filter_kind::scalable; },
+                    },
+                    filter_);
+}
+
+hash_kind any_filter::hash() const noexcept {
+  return std::visit([](const auto& f) { return f.hash(); }, filter_);
+}
+std::uint64_t any_filter::seed() const noexcept {
+  return std::visit([](const auto& f) { return f.seed(); }, filter_);
+}
+std::uint64_t any_filter::bits() const noexcept {
+  return std::visit([](const auto& f) { return f.bits(); }, filter_);
+}
+std::uint32_t any_filter::hashes() const noexcept {
+  return std::visit([](const auto& f) { return f.hashes(); }, filter_);
+}
+std::uint64_t any_filter::items_added() const noexcept {
+  return std::visit([](const auto& f) { return f.items_added(); }, filter_);
+}
+bool any_filter::read_only() const noexcept {
+  return std::visit([](const auto& f) { return f.read_only(); }, filter_);
+}
+
+void any_filter::add(std::string_view item) {
+  std::visit([item](auto& f) { f.add(item); }, filter_);
+}
+
+bool any_filter::may_contain(std::string_view item) const {
+  return std::visit([item](const auto& f) { return f.may_contain(item); }, filter_);
+}
+
+void any_filter::remove(std::string_view item) {
+  if (auto* f = std::get_if<counting_bloom_filter>(&filter_)) {
+    f->remove(item);
+    return;
+  }
+  throw std::invalid_argument(fmt::format(
+      "remove needs a counting filter, but this is a {} filter, whose bits may be shared by "
+      "other items; create the filter with kind counting to remove items",
+      filter_kind_name(kind())));
+}
+
+std::vector<bit_probe> any_filter::explain(std::string_view item) const {
+  return std::visit([item](const auto& f) { return f.explain(item); }, filter_);
+}
+
+filter_stats any_filter::stats() const {
+  return std::visit([](const auto& f) { return f.stats(); }, filter_);
+}
+
+namespace {
+
+template <class Op>
+void combine(any_filter::variant_type& a, const any_filter::variant_type& b,
+             std::string_view operation, filter_kind kind_a, filter_kind kind_b, Op op) {
+  if (a.index() != b.index()) {
+    detail::throw_incompatible(operation,
+                               fmt::format("the first is a {} filter and the second a {} filter",
+                                           filter_kind_name(kind_a), filter_kind_name(kind_b)));
+  }
+  std::visit(
+      [&](auto& fa) {
+        using F = std::decay_t<decltype(fa)>;
+        op(fa, std::get<F>(b));
+      },
+      a);
+}
+
+}  // namespace
+
+void any_filter::merge(const any_filter& other) {
+  combine(filter_, other.filter_, "merge", kind(), other.kind(),
+          [](auto& a, const auto& b) { a.merge(b); });
+}
+
+void any_filter::intersect(const any_filter& other) {
+  combine(filter_, other.filter_, "intersect", kind(), other.kind(),
+          [](auto& a, const auto& b) { a.intersect(b); });
+}
+
+any_filter make_filter(const filter_spec& spec) {
+  const bool by_capacity = spec.capacity != 0 || spec.fpr != 0;
+  const bool by_size = spec.bits != 0 || spec.hashes != 0;
+  if (by_capacity == by_size) {
+    throw std::invalid_argument(
+        by_capacity ? "give either a capacity and a false-positive rate, or a number of bits and "
+                      "of hashes, not both"
+                    : "a new filter needs a size: give a capacity and a false-positive rate (for "
+                      "example 1000000 and 0.01), or a number of bits and of hashes");
+  }
+  if (by_capacity && (spec.capacity == 0 || spec.fpr == 0)) {
+    throw std::invalid_argument(
+        spec.capacity == 0
+            ? "a false-positive rate needs a capacity too: give the number of items to hold"
+            : "a capacity needs a false-positive rate too: give a rate between 0 and 1, for "
+              "example 0.01");
+  }
+  if (by_size && (spec.bits == 0 || spec.hashes == 0)) {
+    throw std::invalid_argument(
+        spec.bits == 0 ? "a number of hashes needs a number of bits too"
+                       : "a number of bits needs a number of hashes too (about 7 for a 1% rate)");
+  }
+  switch (spec.kind) {
+    case filter_kind::classic:
+      return by_capacity ? bloom_filter::for_capacity(spec.capacity, spec.fpr, spec.hash, spec.seed)
+                         : bloom_filter(spec.bits, spec.hashes, spec.hash, spec.seed);
+    case filter_kind::blocked:
+      return by_capacity
+                 ? blocked_bloom_filter::for_capacity(spec.capacity, spec.fpr, spec.hash, spec.seed)
+                 : blocked_bloom_filter(spec.bits, spec.hashes, spec.hash, spec.seed);
+    case filter_kind::counting:
+      return by_capacity ? counting_bloom_filter::for_capacity(spec.capacity, spec.fpr, spec.hash,
+                                                               spec.seed)
+                         : counting_bloom_filter(spec.bits, spec.hashes, spec.hash, spec.seed);
+    case filter_kind::scalable:
+      return by_capacity
+                 ? scalable_bloom_filter(spec.capacity, spec.fpr, spec.hash, spec.seed, spec.growth,
+                                         spec.tightening)
+                 : scalable_bloom_filter::from_size(spec.bits, spec.hashes, spec.hash, spec.seed,
+                                                    spec.growth, spec.tightening);
+  }
+  throw std::invalid_argument(
+      fmt::format("unknown filter kind code {}; use blocked, classic, "
+                  "counting or scalable",
+                  static_cast<unsigned>(spec.kind)));
+}
+
+// --- the format ------------------------------------------------------------------
+//
+// See docs/format.md for the drawing. All integers little-endian; doubles
+// are IEEE 754 binary64 stored as their bit pattern.
+
+namespace {
+
+constexpr std::array<unsigned char, 8> magic = {0x89, 'R', 'B', 'F', '\r', '\n', 0x1a, '\n'};
+constexpr std::size_t header_bytes = 64;
+constexpr std::size_t layer_entry_bytes = 32;
+constexpr std::size_t checksum_bytes = 8;
+constexpr std::size_t alignment = 64;
+constexpr std::uint64_t min_file_bytes = header_bytes + checksum_bytes;
+
+// Header field offsets.
+constexpr std::size_t off_version = 8;
+constexpr std::size_t off_kind = 10;
+constexpr std::size_t off_hash = 11;
+constexpr std::size_t off_layers = 12;
+constexpr std::size_t off_seed = 16;
+constexpr std::size_t off_items = 24;
+constexpr std::size_t off_file_size = 32;
+constexpr std::size_t off_fpr = 40;
+constexpr std::size_t off_tightening = 48;
+constexpr std::size_t off_growth = 56;
+constexpr std::size_t off_reserved = 60;
+
+// Layer entry field offsets.
+constexpr std::size_t le_bits = 0;
+constexpr std::size_t le_hashes = 8;
+constexpr std::size_t le_reserved = 12;
+constexpr std::size_t le_items = 16;
+constexpr std::size_t le_capacity = 24;
+
+constexpr std::uint64_t align_up(std::uint64_t n) {
+  return (n + alignment - 1) / alignment * alignment;
+}
+
+// memcpy-based little-endian access: no alignment or aliasing assumptions.
+template <class T>
+T load_le(const unsigned char* p) {
+  T v{};
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&v, p, sizeof(T));
+  } else {
+    for (std::size_t i = 0; i < sizeof(T); ++i) v = static_cast<T>(v | (T{p[i]} << (8 * i)));
+  }
+  return v;
+}
+
+template <class T>
+void store_le(unsigned char* p, T v) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(p, &v, sizeof(T));
+  } else {
+    for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+  }
+}
+
+double load_f64(const unsigned char* p) { return std::bit_cast<double>(load_le<std::uint64_t>(p)); }
+void store_f64(unsigned char* p, double v) { store_le(p, std::bit_cast<std::uint64_t>(v)); }
+
+// The words of one layer: m bits (counters) of a kind.
+std::uint64_t layer_words(filter_kind kind, std::uint64_t m) {
+  switch (kind) {
+    case filter_kind::counting:
+      return (m + 15) / 16;
+    case filter_kind::blocked:
+    case filter_kind::classic:
+    case filter_kind::scalable:
+      break;
+  }
+  return (m + 63) / 64;
+}
+
+// What the serializer needs to know of one layer.
+struct layer_view {
+  std::uint64_t bits;
+  std::uint32_t hashes;
+  std::uint64_t items;
+  std::uint64_t capacity;
+  std::span<const std::uint64_t> words;
+};
+
+struct filter_view {
+  filter_kind kind;
+  hash_kind hash;
+  std::uint64_t seed;
+  double fpr = 0;
+  double tightening = 0;
+  std::uint32_t growth = 0;
+  std::vector<layer_view> layers;
+};
+
+filter_view view_of(const any_filter& filter) {
+  filter_view v{filter.kind(), filter.hash(), filter.seed(), 0, 0, 0, {}};
+  std::visit(overloaded{
+                 [&](const scalable_bloom_filter& f) {
+                   v.fpr = f.target_fpr();
+                   v.tightening = f.tightening();
+                   v.growth = f.growth();
+                   for (const auto& l : f.layers()) {
+                     v.layers.push_back({l.filter.bits(), l.filter.hashes(), l.filter.items_added(),
+                                         l.capacity, l.filter.words()});
+                   }
+                 },
+                 [&](const auto& f) {
+                   v.layers.push_back({f.bits(), f.hashes(), f.items_added(), 0, f.words()});
+                 },
+             },
+             filter.variant());
+  return v;
+}
+
+std::uint64_t size_of(const filter_view& v) {
+  std::uint64_t size = align_up(header_bytes + layer_entry_bytes * v.layers.size());
+  for (const auto& l : v.layers) size += align_up(l.words.size() * 8);
+  return size + checksum_bytes;
+}
+
+[[noreturn]] void corrupt(std::string_view what) {
+  throw data_error(fmt::format(
+      "{}; the file is damaged or was not written by ringbloom, so restore it from a backup or "
+      "recreate the filter",
+      what));
+}
+
+// Makes a word_store for `count` words at `p`: a view into the mapping when
+// `keepalive` is set (little-endian hosts only), else a copy.
+detail::word_store words_at(const unsigned char* p, std::uint64_t count,
+                            const std::shared_ptr<const void>& keepalive) {
+  const auto n = static_cast<std::size_t>(count);
+  if (keepalive && std::endian::native == std::endian::little) {
+    return detail::word_store::view(reinterpret_cast<const std::uint64_t*>(p), n, keepalive);
+  }
+  detail::word_store store(n);
+  std::uint64_t* out = store.mutable_data();
+  for (std::size_t i = 0; i < n; ++i) out[i] = load_le<std::uint64_t>(p + 8 * i);
+  return store;
+}
+
+bool all_zero(const unsigned char* p, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (p[i] != 0) return false;
+  }
+  return true;
+}
+
+any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keepalive) {
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::uint64_t size = bytes.size();
+
+  // 1. Is it ours at all, whole, and intact?
+  if (size < magic.size() || std::memcmp(data, magic.data(), magic.size()) != 0) {
+    throw data_error(
+        "this is not a ringbloom filter file (it does not start with the filter file magic "
+        "bytes); check the path, or create a filter first");
+  }
+  if (size < min_file_bytes) {
+    corrupt(
+        fmt::format("the filter file is truncated: it has {} bytes, fewer than the {} of an "
+                    "empty header and checksum",
+                    size, min_file_bytes));
+  }
+  const auto version = load_le<std::uint16_t>(data + off_version);
+  if (version != filter_format_version) {
+    throw data_error(fmt::format(
+        "the filter file has format version {}, but this ringbloom reads version {}; open it "
+        "with the ringbloom that wrote it, or recreate the filter",
+        version, filter_format_version));
+  }
+  const auto recorded_size = load_le<std::uint64_t>(data + off_file_size);
+  if (recorded_size != size) {
+    corrupt(
+        fmt::format("the filter file has {} bytes but its header records {} (truncated or "
+                    "extended)",
+                    size, recorded_size));
+  }
+  const auto stored_sum = load_le<std::uint64_t>(data + size - checksum_bytes);
+  const std::uint64_t actual_sum =
+      xxh3_64(std::string_view(bytes.data(), static_cast<std::size_t>(size - checksum_bytes)), 0);
+  if (stored_sum != actual_sum) {
+    corrupt(
+        fmt::format("the filter file's checksum does not match its content (stored {:016x}, "
+                    "computed {:016x})",
+                    stored_sum, actual_sum));
+  }
+
+  // 2. Every field in range, every length consistent.
+  const auto kind = filter_kind_from_code(data[off_kind]);
+  if (!kind)
+    corrupt(fmt::format("the filter file records an unknown filter kind {}", data[off_kind]));
+  const auto hash = hash_from_code(data[off_hash]);
+  if (!hash)
+    corrupt(fmt::format("the filter file records an unknown hash code {}", data[off_hash]));
+  const auto layer_count = load_le<std::uint32_t>(data + off_layers);
+  const bool scalable = *kind == filter_kind::scalable;
+  if (layer_count == 0 || (!scalable && layer_count != 1) ||
+      layer_count > scalable_bloom_filter::max_layers) {
+    corrupt(fmt::format("the filter file records {} layers for a {} filter", layer_count,
+                        filter_kind_name(*kind)));
+  }
+  const auto seed = load_le<std::uint64_t>(data + off_seed);
+  const auto items = load_le<std::uint64_t>(data + off_items);
+  const double fpr = load_f64(data + off_fpr);
+  const double tightening = load_f64(data + off_tightening);
+  const auto growth = load_le<std::uint32_t>(data + off_growth);
+  if (load_le<std::uint32_t>(data + off_reserved) != 0) {
+    corrupt("the filter file has non-zero reserved header bytes");
+  }
+  if (!scalable && (load_le<std::uint64_t>(data + off_fpr) != 0 ||
+                    load_le<std::uint64_t>(data + off_tightening) != 0 || growth != 0)) {
+    corrupt("the filter file records scalable-filter parameters for a fixed-size filter");
+  }
+
+  const std::uint64_t table_end = header_bytes + layer_entry_bytes * layer_count;
+  const std::uint64_t payload_start = align_up(table_end);
+  if (payload_start + checksum_bytes > size) {
+    corrupt("the filter file is too short for its layer table");
+  }
+  if (!all_zero(data + table_end, payload_start - table_end)) {
+    corrupt("the filter file has non-zero padding after its layer table");
+  }
+
+  struct entry {
+    std::uint64_t bits, items, capacity, offset, words;
+    std::uint32_t hashes;
+  };
+  std::vector<entry> entries;
+  entries.reserve(layer_count);
+  std::uint64_t offset = payload_start;
+  std::uint64_t item_sum = 0;
+  for (std::uint32_t i = 0; i < layer_count; ++i) {
+    const unsigned char* e = data + header_bytes + layer_entry_bytes * i;
+    entry en{};
+    en.bits = load_le<std::uint64_t>(e + le_bits);
+    en.hashes = load_le<std::uint32_t>(e + le_hashes);
+    en.items = load_le<std::uint64_t>(e + le_items);
+    en.capacity = load_le<std::uint64_t>(e + le_capacity);
+    if (load_le<std::uint32_t>(e + le_reserved) != 0) {
+      corrupt(fmt::format("layer {} of the filter file has non-zero reserved bytes", i));
+    }
+    if (en.bits == 0 || en.bits > max_filter_bits) {
+      corrupt(fmt::format("layer {} of the filter file records {} bits, outside 1..{}", i, en.bits,
+                          max_filter_bits));
+    }
+    if (!scalable && en.capacity != 0) {
+      corrupt("the filter file records a layer capacity for a fixed-size filter");
+    }
+    // bits <= 2^40, so words * 8 <= 2^37 and 64 layers cannot overflow.
+    en.words = layer_words(*kind, en.bits);
+    en.offset = offset;
+    offset += align_up(en.words * 8);
+    if (offset + checksum_bytes > size) {
+      corrupt(fmt::format("the filter file is too short for the {} bits of layer {}", en.bits, i));
+    }
+    if (!all_zero(data + en.offset + en.words * 8, offset - en.offset - en.words * 8)) {
+      corrupt(fmt::format("the filter file has non-zero padding after layer {}", i));
+    }
+    if (en.items > std::numeric_limits<std::uint64_t>::max() - item_sum) {
+      corrupt("the filter file's item counts overflow");
+    }
+    item_sum += en.items;
+    entries.push_back(en);
+  }
+  if (offset + checksum_bytes != size) {
+    corrupt(fmt::format("the filter file has {} bytes but its layers account for {}", size,
+                        offset + checksum_bytes));
+  }
+  if (item_sum != items) {
+    corrupt(fmt::format("the filter file records {} items in its header but {} in its layers",
+                        items, item_sum));
+  }
+
+  // 3. Build; the constructors check the remaining rules (hash/seed, k
+  // limits, blocked sizes, zero tail bits) and throw data_error.
+  auto words_of = [&](const entry& en) { return words_at(data + en.offset, en.words, keepalive); };
+  const entry& first = entries[0];
+  switch (*kind) {
+    case filter_kind::classic:
+      return bloom_filter::from_words(first.bits, first.hashes, *hash, seed, first.items,
+                                      words_of(first));
+    case filter_kind::blocked:
+      return blocked_bloom_filter::from_words(first.bits, first.hashes, *hash, seed, first.items,
+                                              words_of(first));
+    case filter_kind::counting:
+      return counting_bloom_filter::from_words(first.bits, first.hashes, *hash, seed, first.items,
+                                               words_of(first));
+    case filter_kind::scalable:
+      break;
+  }
+  std::vector<scalable_bloom_filter::layer> layers;
+  layers.reserve(entries.size());
+  for (const entry& en : entries) {
+    layers.push_back(
+        {bloom_filter::from_words(en.bits, en.hashes, *hash, seed, en.items, words_of(en)),
+         en.capacity});
+  }
+  return scalable_bloom_filter::from_layers(fpr, growth, tightening, std::move(layers));
+}
+
+// A read-only mapping of a whole file.
+class mapping {
+ public:
+  mapping(void* addr, std::size_t size) noexcept : addr_(addr), size_(size) {}
+  mapping(const mapping&) = delete;
+  mapping& operator=(const mapping&) = delete;
+  ~mapping() { ::munmap(addr_, size_); }
+  [[nodiscard]] std::string_view bytes() const noexcept {
+    return {static_cast<const char*>(addr_), size_};
+  }
+
+ private:
+  void* addr_;
+  std::size_t size_;
+};
+
+[[noreturn]] void throw_io(std::string_view what, const std::filesystem::path& path, int err) {
+  throw io_error(fmt::format("{} '{}': {}", what, path.string(), std::strerror(err)));
+}
+
+template <class Fn>
+auto with_path(const std::filesystem::path& path, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const data_error& e) {
+    throw data_error(fmt::format("{}: {}", path.string(), e.what()));
+  }
+}
+
+}  // namespace
+
+std::uint64_t serialized_size(const any_filter& filter) { return size_of(view_of(filter)); }
+
+std::string serialize_filter(const any_filter& filter) {
+  const filter_view v = view_of(filter);
+  const std::uint64_t size = size_of(v);
+  std::string out(static_cast<std::size_t>(size), '\0');
+  auto* p = reinterpret_cast<unsigned char*>(out.data());
+  std::memcpy(p, magic.data(), magic.size());
+  store_le<std::uint16_t>(p + off_version, filter_format_version);
+  p[off_kind] = static_cast<unsigned char>(v.kind);
+  p[off_hash] = static_cast<unsigned char>(v.hash);
+  store_le<std::uint32_t>(p + off_layers, static_cast<std::uint32_t>(v.layers.size()));
+  store_le<std::uint64_t>(p + off_seed, v.seed);
+  std::uint64_t items = 0;
+  for (const auto& l : v.layers) items = detail::saturating_add(items, l.items);
+  store_le<std::uint64_t>(p + off_items, items);
+  store_le<std::uint64_t>(p + off_file_size, size);
+  if (v.kind == filter_kind::scalable) {
+    store_f64(p + off_fpr, v.fpr);
+    store_f64(p + off_tightening, v.tightening);
+    store_le<std::uint32_t>(p + off_growth, v.growth);
+  }
+  std::uint64_t offset = align_up(header_bytes + layer_entry_bytes * v.layers.size());
+  for (std::size_t i = 0; i < v.layers.size(); ++i) {
+    const layer_view& l = v.layers[i];
+    unsigned char* e = p + header_bytes + layer_entry_bytes * i;
+    store_le<std::uint64_t>(e + le_bits, l.bits);
+    store_le<std::uint32_t>(e + le_hashes, l.hashes);
+    store_le<std::uint64_t>(e + le_items, l.items);
+    store_le<std::uint64_t>(e + le_capacity, l.capacity);
+    for (std::size_t w = 0; w < l.words.size(); ++w) store_le(p + offset + 8 * w, l.words[w]);
+    offset += align_up(l.words.size() * 8);
+  }
+  const std::uint64_t sum =
+      xxh3_64(std::string_view(out.data(), static_cast<std::size_t>(size - checksum_bytes)), 0);
+  store_le<std::uint64_t>(p + size - checksum_bytes, sum);
+  return out;
+}
+
+any_filter deserialize_filter(std::string_view bytes) { return parse(bytes, nullptr); }
+
+void save_filter(const std::filesystem::path& path, const any_filter& filter) {
+  io::write_file_atomic(path, serialize_filter(filter));
+}
+
+any_filter load_filter(const std::filesystem::path& path) {
+  const std::string bytes = io::read_file(path);
+  return with_path(path, [&] { return parse(bytes, nullptr); });
+}
+
+any_filter open_filter_mapped(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_io("cannot open", path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw_io("cannot stat", path, err);
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size < min_file_bytes) {
+    ::close(fd);
+    // Too short to map usefully; the parser says what is wrong with it.
+    const std::string bytes = io::read_file(path);
+    return with_path(path, [&] { return parse(bytes, nullptr); });
+  }
+  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  if (addr == MAP_FAILED) throw_io("cannot map", path, err);
+  auto map = std::make_shared<const mapping>(addr, size);
+  any_filter f = with_path(path, [&] { return parse(map->bytes(), map); });
+  // Lookups probe scattered pages; do not read ahead around them.
+  ::madvise(addr, size, MADV_RANDOM);
+  return f;
+}
+
+void update_filter_file(const std::filesystem::path& path,
+                        const std::function<void(any_filter&)>& fn) {
+  io::update_file_locked(path, [&](const std::string& current) {
+    any_filter f = with_path(path, [&] { return parse(current, nullptr); });
+    fn(f);
+    return serialize_filter(f);
+  });
+}
+
+}  // namespace ringbloom

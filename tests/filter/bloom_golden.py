@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""Independent reference figures for tests/filter/bloom_test.cpp and blocked_bloom_test.cpp.
+
+Run with python3 (standard library plus the xxhsum tool of xxHash). It
+re-implements the position rules of include/ringbloom/filter/bloom.hpp and
+blocked_bloom.hpp from their documentation, with hashlib, lab11's hash_str and
+xxhsum -H2 (XXH3-128), so the C++ tests check the library against numbers it
+did not compute itself.
+
+`python3 tests/filter/bloom_golden.py --write-files tests/filter/data` writes the golden
+filter files tests/filter/data/*.rbf from the byte layout of docs/format.md (this
+script's own writer, not the library's), which tests/filter/filter_file_test.cpp
+compares with the library's output byte for byte.
+"""
+import hashlib
+import math
+import os
+import struct
+import subprocess
+import sys
+
+MASK64 = (1 << 64) - 1
+MASK32 = (1 << 32) - 1
+
+
+def sha256_64(s):
+    return int.from_bytes(hashlib.sha256(s.encode()).digest()[:8], "big")
+
+
+def positionen(item, k, m):  # the German lesson's helper
+    return [sha256_64(f"{i}:{item}") % m for i in range(k)]
+
+
+def hash_str(key, salt=0):  # lab11, verbatim rule
+    h = (salt * 0x9E3779B1 + 1) & MASK64
+    for ch in key:
+        h = (h * 31 + ord(ch)) & MASK64
+    return h
+
+
+def lab11_positions(item, k, m):
+    return [hash_str(item, salt=i) % m for i in range(k)]
+
+
+def xxh3_128(data):
+    """(low, high) of XXH3-128 via xxhsum, whose canonical form is high||low big-endian."""
+    out = subprocess.run(["xxhsum", "-H2", "-"], input=data.encode(), capture_output=True,
+                         check=True).stdout.decode().split()[0]
+    v = int(out, 16)
+    return v & MASK64, v >> 64
+
+
+def fastrange(x, n):
+    return (x * n) >> 64
+
+
+def km_positions(item, k, m):
+    low, high = xxh3_128(item)
+    step = high | 1
+    return [fastrange((low + i * step) & MASK64, m) for i in range(k)]
+
+
+CUBE_ROOT_CONSTANTS = [0x428a2f99, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+                       0x923f82a5, 0xab1c5ed5, 0xd807aa99, 0x12835b01, 0x243185bf, 0x550c7dc3,
+                       0x72be5d75, 0x80deb1ff, 0x9bdc06a7, 0xc19bf175]
+
+
+def check_constants():
+    # fractional part of the cube root of the first 16 primes, first 32 bits, made odd
+    primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53]
+    for p, c in zip(primes, CUBE_ROOT_CONSTANTS):
+        # integer cube root of p * 2^96 gives 32 fractional bits exactly
+        x = p << 96
+        r = int(round(x ** (1 / 3)))
+        while r ** 3 > x:
+            r -= 1
+        while (r + 1) ** 3 <= x:
+            r += 1
+        assert ((r & MASK32) | 1) == c, (p, hex(r), hex(c))
+
+
+def blocked_positions(item, k, m):
+    low, high = xxh3_128(item)
+    block = fastrange(low, m // 512)
+    out = []
+    for j in range(k):
+        half = (high if j < 8 else high >> 32) & MASK32
+        # anywhere in the block: the top 9 bits of the 32-bit product
+        position = ((half * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 23
+        out.append(block * 512 + position)
+    return out
+
+
+# --- filter files (docs/format.md, version 1), written from the documentation --
+
+MAGIC = b"\x89RBF\r\n\x1a\n"
+KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4}
+HASH = {"xxh3": 1, "sha256": 2, "poly31": 3, "md5": 4}
+
+
+def xxh3_64(data):
+    out = subprocess.run(["xxhsum", "-H3", "-"], input=data, capture_output=True,
+                         check=True).stdout.decode()
+    return int(out.split("=")[1].strip(), 16)
+
+
+def align64(n):
+    return (n + 63) // 64 * 64
+
+
+def file_bytes(kind, hash_name, seed, layers, fpr=0.0, tightening=0.0, growth=0):
+    """layers: list of (m, k, items, capacity, words)."""
+    table_end = 64 + 32 * len(layers)
+    size = align64(table_end) + sum(align64(8 * len(l[4])) for l in layers) + 8
+    header = MAGIC + struct.pack("<HBBIQQQddII", 1, KIND[kind], HASH[hash_name], len(layers),
+                                 seed, sum(l[2] for l in layers), size, fpr, tightening,
+                                 growth, 0)
+    assert len(header) == 64
+    out = bytearray(header)
+    for m, k, items, capacity, _ in layers:
+        out += struct.pack("<QIIQQ", m, k, 0, items, capacity)
+    out += bytes(align64(table_end) - table_end)
+    for *_, words in layers:
+        payload = b"".join(struct.pack("<Q", w) for w in words)
+        out += payload + bytes(align64(len(payload)) - len(payload))
+    out += struct.pack("<Q", xxh3_64(bytes(out)))
+    assert len(out) == size
+    return bytes(out)
+
+
+class Bits:
+    def __init__(self, m, k, positions, counting=False, words_per=64):
+        self.m, self.k, self.positions, self.counting = m, k, positions, counting
+        self.cells = [0] * m
+        self.items = 0
+
+    def add(self, item):
+        for p in self.positions(item, self.k, self.m):
+            self.cells[p] = min(15, self.cells[p] + 1) if self.counting else 1
+        self.items += 1
+
+    def remove(self, item):
+        for p in self.positions(item, self.k, self.m):
+            if self.cells[p] != 15:
+                self.cells[p] -= 1
+        self.items -= 1
+
+    def contains(self, item):
+        return all(self.cells[p] for p in self.positions(item, self.k, self.m))
+
+    def words(self):
+        per = 16 if self.counting else 64
+        width = 4 if self.counting else 1
+        n = (self.m + per - 1) // per
+        out = [0] * n
+        for i, c in enumerate(self.cells):
+            out[i // per] |= c << (width * (i % per))
+        return out
+
+    def layer(self, capacity=0):
+        return (self.m, self.k, self.items, capacity, self.words())
+
+
+def classic_size_for(n, p):
+    best_m, best_k = math.inf, 1
+    for k in range(1, 129):
+        m = math.ceil(-k * n / math.log1p(-math.pow(p, 1.0 / k)))
+        if m < best_m:
+            best_m, best_k = m, k
+    return best_m, best_k
+
+
+def write_files(directory):
+    files = {}
+    f = Bits(16, 2, positionen)
+    f.add("anna")
+    f.add("bora")
+    files["german_classic_sha256.rbf"] = file_bytes("classic", "sha256", 0, [f.layer()])
+
+    f = Bits(8000, 7, positionen)
+    for i in range(1000):
+        f.add(f"user{i}@example.com")
+    files["german_exercise_classic_sha256.rbf"] = file_bytes("classic", "sha256", 0, [f.layer()])
+
+    f = Bits(1000, 3, lab11_positions)
+    for i in range(100):
+        f.add(f"key-{i}")
+    files["lab11_classic_poly31.rbf"] = file_bytes("classic", "poly31", 0, [f.layer()])
+
+    f = Bits(4096, 5, km_positions)
+    for i in range(50):
+        f.add(f"a{i}")
+    files["classic_xxh3.rbf"] = file_bytes("classic", "xxh3", 0, [f.layer()])
+
+    f = Bits(2048, 8, blocked_positions)
+    for i in range(50):
+        f.add(f"b{i}")
+    files["blocked_xxh3.rbf"] = file_bytes("blocked", "xxh3", 0, [f.layer()])
+
+    f = Bits(64, 3, positionen, counting=True)
+    for item in ["anna", "bora", "cem", "anna"]:
+        f.add(item)
+    f.remove("bora")
+    files["counting_sha256.rbf"] = file_bytes("counting", "sha256", 0, [f.layer()])
+
+    # scalable(initial capacity 10, fpr 0.1, growth 2, tightening 0.5), sha256, k0..k39
+    p, r, growth = 0.1, 0.5, 2
+    layers = []
+
+    def new_layer(i, capacity):
+        m, k = classic_size_for(capacity, p * (1.0 - r) * math.pow(r, i))
+        layers.append([Bits(m, k, positionen), capacity])
+
+    new_layer(0, 10)
+    for i in range(40):
+        item = f"k{i}"
+        if any(l.contains(item) for l, _ in layers):
+            continue
+        if layers[-1][0].items >= layers[-1][1]:
+            new_layer(len(layers), layers[-1][1] * growth)
+        layers[-1][0].add(item)
+    files["scalable_sha256.rbf"] = file_bytes("scalable", "sha256", 0,
+                                              [l.layer(c) for l, c in layers], p, r, growth)
+    os.makedirs(directory, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(directory, name), "wb") as out:
+            out.write(data)
+        print("wrote", name, len(data), "bytes")
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--write-files":
+        write_files(sys.argv[2])
+        return
+    check_constants()
+    print("German walkthrough m=16 k=2")
+    bits = [0] * 16
+    for item in ["anna", "bora"]:
+        for p in positionen(item, 2, 16):
+            bits[p] = 1
+    print(" ", "".join(map(str, bits)))
+    for item in ["anna", "bora", "cem", "user5"]:
+        print(" ", item, positionen(item, 2, 16))
+
+    print("German exercise: 1000 addresses user{i}@example.com, m=8000 k=7,"
+          " 5000 strangers stranger{i}@example.org")
+    m, k = 8000, 7
+    bits = [0] * m
+    for i in range(1000):
+        for p in positionen(f"user{i}@example.com", k, m):
+            bits[p] = 1
+    fp = sum(all(bits[p] for p in positionen(f"stranger{i}@example.org", k, m))
+             for i in range(5000))
+    print("  bits set", sum(bits), "false positives", fp,
+          "formula", (1 - math.exp(-k * 1000 / m)) ** k)
+
+    print("lab11 positions m=1000 k=3 (poly31)")
+    for item in ["apple", "banana", "cherry", "ключ"]:
+        print(" ", item, lab11_positions(item, 3, 1000))
+    m, k = 1000, 3
+    bits = [0] * m
+    for i in range(100):
+        for p in lab11_positions(f"key-{i}", k, m):
+            bits[p] = 1
+    fp = sum(all(bits[p] for p in lab11_positions(f"other-{i}", k, m)) for i in range(1000))
+    print("  100 keys key-{i}: bits set", sum(bits), "; 1000 strangers other-{i}: false positives",
+          fp)
+
+    print("classic xxh3 positions m=1000003 k=7 (XXH3-128 from xxhsum)")
+    for item in ["anna", "user:42", ""]:
+        print(" ", repr(item), km_positions(item, 7, 1000003))
+    print("blocked xxh3 positions m=512*1000 k=7 and k=12")
+    for item in ["anna", "user:42"]:
+        print(" ", repr(item), blocked_positions(item, 7, 512 * 1000))
+        print(" ", repr(item), blocked_positions(item, 12, 512 * 1000))
+
+
+if __name__ == "__main__":
+    main()

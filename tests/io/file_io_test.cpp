@@ -1,0 +1,109 @@
+// Atomic writes and locked updates of io/file_io.hpp.
+#include "ringbloom/io/file_io.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "ringbloom/error.hpp"
+#include "support/cli_run.hpp"
+
+namespace ringbloom::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::size_t entries_in(const std::string& dir) {
+  return static_cast<std::size_t>(
+      std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+TEST(FileIo, WriteThenReadRoundTripsBinaryBytes) {
+  test::temp_dir dir;
+  const std::string bytes("a\0b\xff\n", 5);
+  write_file_atomic(dir.file("f"), bytes);
+  EXPECT_EQ(read_file(dir.file("f")), bytes);
+  write_file_atomic(dir.file("f"), "second");
+  EXPECT_EQ(read_file(dir.file("f")), "second");
+  EXPECT_EQ(entries_in(dir.path()), 1u) << "a temporary file was left behind";
+}
+
+TEST(FileIo, ReadingAMissingFileNamesItAndTheReason) {
+  test::temp_dir dir;
+  try {
+    (void)read_file(dir.file("absent"));
+    FAIL() << "read_file succeeded on a missing file";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("absent"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No such file"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FileIo, FailedWriteLeavesOldFileAndNoTemporary) {
+  test::temp_dir dir;
+  write_file_atomic(dir.file("f"), "old");
+  // Renaming a file over a non-empty directory fails after the temporary was written.
+  fs::create_directory(dir.file("d"));
+  write_file_atomic(dir.file("d/inner"), "x");
+  EXPECT_THROW(write_file_atomic(dir.file("d"), "new"), io_error);
+  EXPECT_EQ(read_file(dir.file("f")), "old");
+  EXPECT_EQ(entries_in(dir.path()), 2u) << "a temporary file was left behind";
+}
+
+TEST(FileIo, UpdateOfAMissingFileIsRefused) {
+  test::temp_dir dir;
+  EXPECT_THROW(update_file_locked(dir.file("absent"), [](const std::string& s) { return s; }),
+               io_error);
+  EXPECT_FALSE(fs::exists(dir.file("absent")));
+}
+
+TEST(FileIo, ThrowingTransformLeavesFileUntouched) {
+  test::temp_dir dir;
+  write_file_atomic(dir.file("f"), "kept");
+  EXPECT_THROW(update_file_locked(
+                   dir.file("f"),
+                   [](const std::string&) -> std::string { throw std::invalid_argument("no"); }),
+               std::invalid_argument);
+  EXPECT_EQ(read_file(dir.file("f")), "kept");
+  EXPECT_EQ(entries_in(dir.path()), 1u);
+}
+
+// Several processes append to one file through update_file_locked at the same
+// time: every line of every process must be there at the end.
+TEST(FileIo, ConcurrentProcessesLoseNoUpdate) {
+  test::temp_dir dir;
+  const std::string path = dir.file("log");
+  write_file_atomic(path, "");
+  constexpr int processes = 4;
+  constexpr int updates = 50;
+  for (int p = 0; p < processes; ++p) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      for (int u = 0; u < updates; ++u) {
+        update_file_locked(path, [&](const std::string& current) {
+          return current + std::to_string(p) + ":" + std::to_string(u) + "\n";
+        });
+      }
+      ::_exit(0);
+    }
+  }
+  for (int p = 0; p < processes; ++p) {
+    int status = 0;
+    ::wait(&status);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  std::istringstream lines(read_file(path));
+  std::set<std::string> seen;
+  for (std::string line; std::getline(lines, line);) seen.insert(line);
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(processes * updates));
+  EXPECT_EQ(entries_in(dir.path()), 1u);
+}
+
+}  // namespace
+}  // namespace ringbloom::io
