@@ -1,10 +1,13 @@
 // Shared helpers of the ringbloom commands (see common.hpp).
 #include "common.hpp"
 
+#include <fmt/core.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +15,7 @@
 #include <string>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::cli {
 bool line_reader::fill() {
@@ -39,12 +43,20 @@ bool line_reader::fill() {
 }
 
 bool line_reader::next(std::string& line) {
+  std::size_t scanned = 0;  // bytes after start_ known to hold no '\n' (fill() moves start_)
   for (;;) {
-    const std::size_t end = buffer_.find('\n', start_);
+    const std::size_t end = buffer_.find('\n', start_ + scanned);
     if (end != std::string::npos) {
       line.assign(buffer_, start_, end - start_);
       start_ = end + 1;
       break;
+    }
+    scanned = buffer_.size() - start_;
+    if (scanned > max_line_bytes) {
+      throw usage_error(fmt::format(
+          "line {} of standard input is longer than {} MiB; give one item per line (items "
+          "longer than that are not supported)",
+          lines_ + 1, max_line_bytes >> 20));
     }
     if (!fill()) {
       if (start_ == buffer_.size()) return false;
@@ -53,6 +65,7 @@ bool line_reader::next(std::string& line) {
       break;
     }
   }
+  ++lines_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return true;
 }
@@ -101,6 +114,64 @@ bool use_color() {
 
 void print_json(const nlohmann::json& doc) {
   std::cout << doc.dump(stdout_is_terminal() ? 2 : -1) << '\n';
+}
+
+// --- numeric options ---------------------------------------------------------------
+
+namespace {
+
+template <class T>
+std::string integer_range(const number_range<T>& r) {
+  return fmt::format("an integer from {} to {}", r.min, r.max);
+}
+
+template <class T>
+bool parse_integer(std::string_view text, T& out) {
+  // from_chars takes no '+', no blanks; a '-' only for signed types.
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, out);
+  return !text.empty() && ec == std::errc{} && stop == end;
+}
+
+}  // namespace
+
+std::string describe_range(const number_range<std::uint64_t>& r) { return integer_range(r); }
+std::string describe_range(const number_range<std::int64_t>& r) { return integer_range(r); }
+
+std::string describe_range(const number_range<double>& r) {
+  const std::string low = fmt::format("{} {:g}", r.min_open ? "greater than" : "at least", r.min);
+  if (std::isinf(r.max)) return "a number " + low;
+  return fmt::format("a number {} and {} {:g}", low, r.max_open ? "less than" : "at most", r.max);
+}
+
+namespace number_detail {
+
+void refuse_number(std::string_view option, std::string_view text, const std::string& range,
+                   std::string_view advice) {
+  const std::string shown = printable(text, 40);  // one line, however long the value
+  throw usage_error(fmt::format("{} must be {}, got '{}'; {}", option, range, shown,
+                                advice.empty() ? "run with --help to see what it means" : advice));
+}
+
+bool parse_plain(std::string_view text, std::uint64_t& out) { return parse_integer(text, out); }
+bool parse_plain(std::string_view text, std::int64_t& out) { return parse_integer(text, out); }
+
+bool parse_plain(std::string_view text, double& out) {
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, out, std::chars_format::general);
+  return !text.empty() && ec == std::errc{} && stop == end && std::isfinite(out);
+}
+
+}  // namespace number_detail
+
+// --- memory -------------------------------------------------------------------------
+
+void require_memory(std::uint64_t bytes, std::string_view what, std::string_view advice) {
+  const io::memory_budget budget = io::available_memory();
+  if (bytes <= budget.bytes) return;
+  throw usage_error(fmt::format("{} needs {} of memory, more than the {} {}; {}", what,
+                                io::format_bytes(bytes), io::format_bytes(budget.bytes),
+                                budget.source, advice));
 }
 
 void set_example(CLI::App& command, std::string_view example) {

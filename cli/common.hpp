@@ -12,11 +12,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace ringbloom::cli {
@@ -51,7 +54,8 @@ class line_reader {
 
   /// The next line without its '\n' (and without a trailing '\r', so CRLF
   /// input works); false at the end of the input. A last line without '\n'
-  /// counts. Throws ringbloom::io_error when the read fails.
+  /// counts. Throws ringbloom::io_error when the read fails, usage_error for
+  /// a line longer than max_line_bytes (memory stays bounded).
   bool next(std::string& line);
 
   /// Whether next() can return without waiting for more input.
@@ -64,6 +68,7 @@ class line_reader {
   std::string buffer_;
   std::size_t start_ = 0;
   bool at_end_ = false;
+  std::uint64_t lines_ = 0;  // lines returned so far, for messages
 };
 
 /// Calls `fn` for each item: the elements of `args` or, when `args` is empty,
@@ -98,6 +103,117 @@ bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t ma
 /// Prints `doc` to stdout, pretty when stdout is a terminal, one line
 /// otherwise, followed by a newline.
 void print_json(const nlohmann::json& doc);
+
+// --- numeric options ---------------------------------------------------------------
+//
+// Every numeric option of every command goes through parse_number (usually via
+// add_number_option): the value is read as what it means, or refused with a
+// sentence that names the option, repeats what was given and states the valid
+// range. No wrap-around (-5 is not 18446744073709551611), no silent clamping,
+// no NaN or infinity, no trailing junk ("10x"), no blanks, no exponent for an
+// integer ("1e6": write 1000000). 0 is refused wherever it means nothing: the
+// range says so.
+
+/// The valid values of a numeric option: from `min` to `max`; for real numbers
+/// either end may be open (a false-positive rate is in (0, 1)).
+template <class T>
+struct number_range {
+  T min;
+  T max;
+  bool min_open = false;  // real numbers only: min itself is not allowed
+  bool max_open = false;  // real numbers only: max itself is not allowed
+};
+
+/// The integer range [min, max].
+template <class T>
+[[nodiscard]] constexpr number_range<T> between(T min, T max) {
+  return {min, max, false, false};
+}
+
+/// The range [min, largest T].
+template <class T>
+[[nodiscard]] constexpr number_range<T> at_least(T min) {
+  return {min, std::numeric_limits<T>::max(), false, false};
+}
+
+/// The range as words: "an integer from 1 to 100", "a number greater than 0
+/// and less than 1".
+[[nodiscard]] std::string describe_range(const number_range<std::uint64_t>& r);
+[[nodiscard]] std::string describe_range(const number_range<std::int64_t>& r);
+[[nodiscard]] std::string describe_range(const number_range<double>& r);
+
+namespace number_detail {
+[[noreturn]] void refuse_number(std::string_view option, std::string_view text,
+                                const std::string& range, std::string_view advice);
+bool parse_plain(std::string_view text, std::uint64_t& out);
+bool parse_plain(std::string_view text, std::int64_t& out);
+bool parse_plain(std::string_view text, double& out);
+}  // namespace number_detail
+
+/// The type a T is parsed as: double, std::int64_t or std::uint64_t.
+template <class T>
+using wide_t =
+    std::conditional_t<std::is_floating_point_v<T>, double,
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+
+/// `text`, the value given to `option`, as a T within `range`. Throws
+/// usage_error: "--capacity must be an integer from 1 to 18446744073709551615,
+/// got '-5'; <advice>" (advice defaults to pointing at --help).
+template <class T>
+[[nodiscard]] T parse_number(std::string_view text, std::string_view option,
+                             const number_range<T>& range, std::string_view advice = {}) {
+  using wide = wide_t<T>;
+  const number_range<wide> r{static_cast<wide>(range.min), static_cast<wide>(range.max),
+                             range.min_open, range.max_open};
+  wide value{};
+  const bool inside = number_detail::parse_plain(text, value) &&
+                      (r.min_open ? value > r.min : value >= r.min) &&
+                      (r.max_open ? value < r.max : value <= r.max);
+  if (!inside) number_detail::refuse_number(option, text, describe_range(r), advice);
+  return static_cast<T>(value);
+}
+
+/// Adds the numeric option `name` ("--keys") to `command`; its value is read
+/// by parse_number into `target`, which keeps its default when the option is
+/// absent (Option::count() tells whether it was given). The help text gets
+/// the range appended. Example:
+///
+///   add_number_option(*cmd, "--keys", o->keys, between<std::uint64_t>(1, 100'000'000),
+///                     "How many keys (default 20000)");
+///   add_number_option(*cmd, "--fpr", o->fpr, number_range<double>{0, 1, true, true},
+///                     "Target false-positive rate", "for a 1% rate give 0.01");
+template <class T>
+CLI::Option* add_number_option(CLI::App& command, const std::string& name, T& target,
+                               const number_range<T>& range, const std::string& help,
+                               const std::string& advice = {}) {
+  const std::string option = name.substr(name.rfind(',') + 1);  // "-k,--keys": "--keys"
+  return command
+      .add_option_function<std::string>(
+          name,
+          [&target, option, range, advice](const std::string& text) {
+            target = parse_number<T>(text, option, range, advice);
+          },
+          help + " (" +
+              describe_range(number_range<wide_t<T>>{static_cast<wide_t<T>>(range.min),
+                                                     static_cast<wide_t<T>>(range.max),
+                                                     range.min_open, range.max_open}) +
+              ")")
+      ->type_name(std::is_floating_point_v<T> ? "NUMBER" : "INT");
+}
+
+// --- memory -------------------------------------------------------------------------
+
+/// Refuses, before anything is allocated, work that needs `bytes` of memory
+/// when this process cannot have them (io::available_memory): throws
+/// usage_error "<what> needs 116.4 GiB of memory, more than the 21.3 GiB of
+/// memory available on this machine; <advice>". `what` names the number and
+/// the option that asked for it ("--bits 1099511627776").
+void require_memory(std::uint64_t bytes, std::string_view what, std::string_view advice);
+
+/// The longest line read from standard input as one item: 16 MiB. A longer
+/// line is refused (usage_error naming its number), so a stream without
+/// newlines cannot take all memory.
+inline constexpr std::size_t max_line_bytes = std::size_t{16} << 20;
 
 /// Adds the usual help footer ("Example:\n  <example>") to a command.
 void set_example(CLI::App& command, std::string_view example);

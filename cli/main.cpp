@@ -4,7 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <new>
 #include <stdexcept>
+#include <string>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -13,10 +16,24 @@
 
 namespace {
 
+// One line on stderr whatever the message holds: control characters (a
+// newline in a node name, say) are written as escapes.
 int report(std::string_view message, int status) {
-  fmt::print(stderr, "ringbloom: error: {}\n", message);
+  fmt::print(stderr, "ringbloom: error: {}\n", ringbloom::printable(message, message.size()));
   return status;
 }
+
+// An operating-system failure says what to do too; the library's io_error
+// names the file and the reason ("cannot open 'x': No such file or
+// directory"), the advice is added here when the command added none.
+std::string with_advice(std::string_view message) {
+  if (message.find(';') != std::string_view::npos) return std::string(message);
+  return std::string(message) + "; check the path and its permissions";
+}
+
+constexpr std::string_view out_of_memory =
+    "ran out of memory: the work asked for more than this machine or this process's memory "
+    "limit allows; lower the sizes given (--bits, --capacity, --keys, --nodes ...) or free memory";
 
 }  // namespace
 
@@ -64,8 +81,18 @@ int main(int argc, char** argv) {
     return report(e.what(), exit_usage);
   } catch (const std::invalid_argument& e) {
     return report(e.what(), exit_usage);
+  } catch (const ringbloom::io_error& e) {
+    return report(with_advice(e.what()), exit_data);
   } catch (const ringbloom::error& e) {
     return report(e.what(), exit_data);
+  } catch (const std::bad_alloc&) {
+    return report(out_of_memory, exit_data);
+  } catch (const std::length_error&) {  // a container asked for more than it can hold
+    return report(out_of_memory, exit_data);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return report(fmt::format("cannot use '{}': {}; check the path and its permissions",
+                              e.path1().string(), e.code().message()),
+                  exit_data);
   } catch (const std::exception& e) {
     return report(e.what(), exit_data);
   }

@@ -235,17 +235,24 @@ void add_create(CLI::App& bloom) {
   auto o = std::make_shared<create_options>();
   auto* cmd = bloom.add_subcommand("create", "Create an empty filter file");
   cmd->add_option("file", o->file, "The filter file to write")->required();
-  o->capacity_opt =
-      cmd->add_option("--capacity", o->capacity, "Items the filter is made for (with --fpr)");
-  o->fpr_opt = cmd->add_option(
-      "--fpr", o->fpr, "Target false-positive rate at capacity, in (0, 1) (with --capacity)");
+  o->capacity_opt = add_number_option(*cmd, "--capacity", o->capacity, at_least<std::uint64_t>(1),
+                                      "Items the filter is made for (with --fpr)",
+                                      "give the number of items the filter should hold");
+  o->fpr_opt = add_number_option(*cmd, "--fpr", o->fpr, number_range<double>{0, 1, true, true},
+                                 "Target false-positive rate at capacity (with --capacity)",
+                                 "for a 1% rate give 0.01");
   o->bits_opt =
-      cmd->add_option("--bits", o->bits, "Explicit size m in bits (counters for counting filters)");
+      add_number_option(*cmd, "--bits", o->bits, between<std::uint64_t>(1, max_filter_bits),
+                        "Explicit size m in bits (counters for counting filters)",
+                        "for a 1% rate use about 10 bits per item and 7 hashes");
   o->hashes_opt =
-      cmd->add_option("--hashes", o->hashes, "Explicit number k of hashes (with --bits)");
+      add_number_option(*cmd, "--hashes", o->hashes, between<std::uint32_t>(1, max_filter_hashes),
+                        "Explicit number k of hashes (with --bits)",
+                        "for a 1% rate use about 10 bits per item and 7 hashes");
   cmd->add_option("--kind", o->kind, "blocked (default), classic, counting or scalable");
   cmd->add_option("--hash", o->hash, "xxh3 (default), sha256, poly31 or md5");
-  cmd->add_option("--seed", o->seed, "Hash seed (xxh3 only; default 0)");
+  add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),
+                    "Hash seed (xxh3 only; default 0)");
   cmd->add_flag("--force", o->force, "Replace FILE if it exists");
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   set_example(*cmd, "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01");
@@ -463,7 +470,10 @@ struct info_options {
 void run_info(const info_options& o) {
   const any_filter filter = open_filter_mapped(o.file);
   const filter_stats s = filter.stats();
-  const std::uint64_t disk = fs::file_size(o.file);
+  // A pipe has no size on disk: report the bytes the filter occupies.
+  std::error_code size_error;
+  std::uint64_t disk = fs::file_size(o.file, size_error);
+  if (size_error) disk = serialized_size(filter);
   const auto* counting = filter.get_if<counting_bloom_filter>();
   const auto* scalable = filter.get_if<scalable_bloom_filter>();
 

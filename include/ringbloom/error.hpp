@@ -14,8 +14,10 @@
 // that are about the environment rather than about the call.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace ringbloom {
 
@@ -36,5 +38,34 @@ class io_error : public error {
  public:
   using error::error;
 };
+
+/// `text` as it may appear inside an error message: control characters
+/// written as escapes (\n, \t, \r, \x00), so that the message stays one
+/// line, and cut after `max` bytes with "..." (a 50 MB name is not echoed).
+[[nodiscard]] inline std::string printable(std::string_view text, std::size_t max = 64) {
+  constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i == max) {
+      out += "...";
+      break;
+    }
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte == '\n') {
+      out += "\\n";
+    } else if (byte == '\t') {
+      out += "\\t";
+    } else if (byte == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 15];
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 }  // namespace ringbloom

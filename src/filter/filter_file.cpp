@@ -549,6 +549,9 @@ any_filter load_filter(const std::filesystem::path& path) {
 }
 
 any_filter open_filter_mapped(const std::filesystem::path& path) {
+  // A directory or a device is refused with its own sentence; a pipe cannot
+  // be mapped, so it is read (with io::read_file's bounds).
+  if (io::check_input(path) == io::input_kind::pipe) return load_filter(path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_io("cannot open", path, errno);
   struct stat st {};

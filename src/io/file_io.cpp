@@ -2,16 +2,20 @@
 #include "ringbloom/io/file_io.hpp"
 
 #include <fcntl.h>
+#include <fmt/core.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
 #include <string>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::io {
 namespace {
@@ -35,17 +39,96 @@ class fd_guard {
   int fd_;
 };
 
-std::string read_all(int fd, const std::filesystem::path& path) {
+// --- kinds of file and the bounds rule -------------------------------------------
+
+// The refusal of a path of this mode, or nullptr for a kind that is read (a
+// regular file, a pipe).
+const char* refusal_for(mode_t mode) {
+  if (S_ISREG(mode) || S_ISFIFO(mode)) return nullptr;
+  if (S_ISDIR(mode)) return "is a directory, not a file; give the path of a file";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) {
+    return "is a device, not a file; give the path of a regular file (or of a pipe)";
+  }
+  if (S_ISSOCK(mode)) return "is a socket, not a file; give the path of a regular file";
+  return "is not a regular file; give the path of a regular file";
+}
+
+[[noreturn]] void refuse_kind(const std::filesystem::path& path, const char* why) {
+  throw io_error(fmt::format("'{}' {}", path.string(), why));
+}
+
+// The mode of `path` (following symbolic links); throws when it is absent.
+mode_t mode_of(const std::filesystem::path& path, const char* verb) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw_io(verb, path);
+  return st.st_mode;
+}
+
+// The smaller of `max_bytes` and the memory available, with the words that
+// name it: "the limit of 512.0 MiB for this file" / "the 3.1 GiB of memory
+// available on this machine".
+struct read_cap {
+  std::uint64_t bytes;
+  std::string words;
+};
+
+read_cap cap_for(std::uint64_t max_bytes, bool pipe) {
+  if (pipe) max_bytes = std::min(max_bytes, pipe_size_limit);
+  const memory_budget budget = available_memory();
+  if (budget.bytes < max_bytes) {
+    return {budget.bytes, fmt::format("the {} {}", format_bytes(budget.bytes), budget.source)};
+  }
+  return {max_bytes, fmt::format("the limit of {} for this {}", format_bytes(max_bytes),
+                                 pipe ? "pipe" : "file")};
+}
+
+// Waits up to `wait` for the pipe `fd` to have data or reach its end.
+void wait_for_pipe(int fd, const std::filesystem::path& path, std::chrono::milliseconds wait) {
+  pollfd request{fd, POLLIN, 0};
+  for (;;) {
+    const int ready = ::poll(&request, 1, static_cast<int>(wait.count()));
+    if (ready > 0) return;
+    if (ready == 0) {
+      throw io_error(fmt::format(
+          "nothing arrived on the pipe '{}' within {} ms; start the program that writes to it "
+          "first, or give a regular file",
+          path.string(), wait.count()));
+    }
+    if (errno != EINTR) throw_io("cannot wait for", path);
+  }
+}
+
+// Reads `fd` to its end, refusing more than `cap` bytes. A pipe is polled
+// first so that a silent writer cannot hold the read forever.
+std::string read_all(int fd, const std::filesystem::path& path, const read_cap& cap, bool pipe,
+                     std::chrono::milliseconds wait) {
   std::string out;
   char buffer[1 << 16];
   for (;;) {
+    if (pipe) wait_for_pipe(fd, path, wait);
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR || errno == EAGAIN) continue;
       throw_io("cannot read", path);
     }
     if (n == 0) return out;
+    if (out.size() + static_cast<std::uint64_t>(n) > cap.bytes) {
+      throw io_error(fmt::format("'{}' holds more than {}, {}; give a smaller input{}",
+                                 path.string(), format_bytes(cap.bytes), cap.words,
+                                 pipe ? ", or write it to a regular file first" : ""));
+    }
     out.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+// Refuses a regular file when `copies` copies of it exceed the cap, before
+// reading it.
+void check_size(const std::filesystem::path& path, std::uint64_t size, const read_cap& cap,
+                std::uint64_t copies = 1) {
+  if (size > cap.bytes / copies) {
+    throw io_error(fmt::format("'{}' is {} ({} bytes){}, more than {}; give a smaller file",
+                               path.string(), format_bytes(size), size,
+                               copies > 1 ? ", and an update holds it twice" : "", cap.words));
   }
 }
 
@@ -74,13 +157,36 @@ std::filesystem::path temporary_name(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::string read_file(const std::filesystem::path& path) {
-  const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+input_kind check_input(const std::filesystem::path& path) {
+  const mode_t mode = mode_of(path, "cannot open");
+  if (const char* why = refusal_for(mode)) refuse_kind(path, why);
+  return S_ISFIFO(mode) ? input_kind::pipe : input_kind::regular;
+}
+
+std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes,
+                      std::chrono::milliseconds wait) {
+  // Look before opening: opening a device can have effects, and opening a
+  // FIFO without O_NONBLOCK waits for a writer with no bound.
+  const bool pipe = check_input(path) == input_kind::pipe;
+  const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | (pipe ? O_NONBLOCK : 0)));
   if (fd.get() < 0) throw_io("cannot open", path);
-  return read_all(fd.get(), path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw_io("cannot inspect", path);
+  if (const char* why = refusal_for(st.st_mode)) refuse_kind(path, why);  // replaced meanwhile
+  const read_cap cap = cap_for(max_bytes, pipe);
+  if (!pipe) check_size(path, static_cast<std::uint64_t>(st.st_size), cap);
+  return read_all(fd.get(), path, cap, pipe, wait);
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
+  // rename(2) would replace whatever is there, a device included.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    refuse_kind(path, S_ISFIFO(st.st_mode)
+                          ? "is a pipe, which cannot be replaced by a file; give the path of a "
+                            "regular file"
+                          : refusal_for(st.st_mode));
+  }
   const auto temp = temporary_name(path);
   try {
     {
@@ -103,7 +209,14 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 void update_file_locked(const std::filesystem::path& path,
                         const std::function<std::string(const std::string& current)>& transform) {
   for (;;) {
-    const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    // Only a regular file can be updated in place (see write_file_atomic).
+    const mode_t mode = mode_of(path, "cannot open");
+    if (!S_ISREG(mode)) {
+      refuse_kind(path, S_ISFIFO(mode) ? "is a pipe, which cannot be updated in place; give the "
+                                         "path of a regular file"
+                                       : refusal_for(mode));
+    }
+    const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     if (fd.get() < 0) throw_io("cannot open", path);
     while (::flock(fd.get(), LOCK_EX) != 0) {
       if (errno != EINTR) throw_io("cannot lock", path);
@@ -118,7 +231,11 @@ void update_file_locked(const std::filesystem::path& path,
       throw_io("cannot inspect", path);
     }
     if (held.st_dev != current.st_dev || held.st_ino != current.st_ino) continue;
-    const std::string next = transform(read_all(fd.get(), path));
+    if (!S_ISREG(held.st_mode)) refuse_kind(path, refusal_for(held.st_mode));
+    // The old bytes and the new ones are held at once.
+    const read_cap cap = cap_for(no_size_limit, false);
+    check_size(path, static_cast<std::uint64_t>(held.st_size), cap, 2);
+    const std::string next = transform(read_all(fd.get(), path, cap, false, pipe_wait));
     write_file_atomic(path, next);
     return;  // closing the descriptor releases the lock
   }
