@@ -34,6 +34,7 @@
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::cli {
 namespace {
@@ -153,6 +154,38 @@ struct create_options {
   CLI::Option* hashes_opt = nullptr;
 };
 
+/// The cells (bits, or counters) of the filter `spec` describes, from the
+/// library's sizing math, without allocating it. Throws std::invalid_argument
+/// as make_filter would for a size that cannot be made.
+std::uint64_t planned_cells(const filter_spec& spec) {
+  if (spec.bits != 0) return spec.bits;
+  switch (spec.kind) {
+    case filter_kind::blocked:
+      return bloom_math::blocked_size_for(spec.capacity, spec.fpr).bits;
+    case filter_kind::scalable:  // the first layer; later ones grow as items come
+      return bloom_math::classic_size_for(
+                 spec.capacity, bloom_math::scalable_layer_fpr(spec.fpr, spec.tightening, 0))
+          .bits;
+    case filter_kind::classic:
+    case filter_kind::counting:
+      break;
+  }
+  return bloom_math::classic_size_for(spec.capacity, spec.fpr).bits;
+}
+
+/// Refuses a filter this process has no memory for, before allocating it.
+/// Creating holds the filter and its file image at once: twice its size.
+void check_filter_memory(const filter_spec& spec, const std::string& what,
+                         std::string_view advice) {
+  const std::uint64_t cells = planned_cells(spec);
+  const std::uint64_t bits_per_cell = spec.kind == filter_kind::counting ? 4 : 1;
+  const std::uint64_t bytes = (cells / 64 + 1) * 8 * bits_per_cell;
+  require_memory(2 * bytes,
+                 fmt::format("a {} filter of {} for {} (held twice while its file is written)",
+                             filter_kind_name(spec.kind), io::format_bytes(bytes), what),
+                 advice);
+}
+
 void run_create(const create_options& o) {
   const bool by_capacity = o.capacity_opt->count() > 0 || o.fpr_opt->count() > 0;
   const bool by_size = o.bits_opt->count() > 0 || o.hashes_opt->count() > 0;
@@ -197,6 +230,11 @@ void run_create(const create_options& o) {
     spec.bits = o.bits;
     spec.hashes = o.hashes;
   }
+  // Size first, allocate only if the memory is there (issue 17).
+  check_filter_memory(spec,
+                      by_capacity ? fmt::format("--capacity {} --fpr {}", o.capacity, o.fpr)
+                                  : fmt::format("--bits {}", o.bits),
+                      by_capacity ? "lower --capacity or raise --fpr" : "lower --bits");
   // Build first: a bad size is reported before the file system is looked at.
   const any_filter filter = make_filter(spec);
 

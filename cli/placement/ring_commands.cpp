@@ -149,6 +149,25 @@ ring_options options_from(const ring_flags& flags) {
   return options;
 }
 
+/// The ring of a topology given by the arguments (--nodes, --vnodes ...):
+/// its refusals are usage errors, and a ring larger than the memory available
+/// is refused before it is built (the points limit is checked first, by
+/// build_ring, before anything is allocated).
+hash_ring build_from_arguments(const topology& topo) {
+  const std::uint64_t points = topology_points(topo);
+  if (points <= max_topology_points) {
+    require_memory(points * build_bytes_per_point,
+                   fmt::format("a ring of {} points ({} nodes, --vnodes {})", points,
+                               topo.nodes.size(), topo.options.vnodes),
+                   "lower --vnodes, the weights or the number of nodes");
+  }
+  try {
+    return build_ring(topo);
+  } catch (const data_error& e) {
+    throw usage_error(e.what());  // the topology came from the arguments
+  }
+}
+
 /// The keys of simulate and diff: FMT with every "{}" replaced by i.
 class key_maker {
  public:
@@ -215,13 +234,7 @@ void run_simulate(const simulate_options& o) {
       removed.emplace_back(name);
     }
   }
-  const auto build = [](const topology& topo) {
-    try {
-      return build_ring(topo);
-    } catch (const data_error& e) {
-      throw usage_error(e.what());  // the topology came from the arguments
-    }
-  };
+  const auto build = [](const topology& topo) { return build_from_arguments(topo); };
   const hash_ring before = build(before_topo);
   if (after_topo.nodes.empty()) throw usage_error("--remove removes every node; keep at least one");
   const hash_ring after = build(after_topo);
@@ -327,11 +340,7 @@ hash_ring ring_from(const std::string& file, const std::string& nodes, const rin
     return ring;
   }
   if (nodes.empty()) throw usage_error("give the ring as --ring FILE or --nodes LIST");
-  try {
-    return build_ring(topology{options_from(flags), parse_nodes(nodes)});
-  } catch (const data_error& e) {
-    throw usage_error(e.what());
-  }
+  return build_from_arguments(topology{options_from(flags), parse_nodes(nodes)});
 }
 
 void run_lookup(const lookup_options& o) {
@@ -441,12 +450,7 @@ void run_init(const init_options& o) {
   }
   topology topo{options_from(o.ring), {}};
   if (!o.nodes.empty()) topo.nodes = parse_nodes(o.nodes);
-  hash_ring ring;
-  try {
-    ring = build_ring(topo);
-  } catch (const data_error& e) {
-    throw usage_error(e.what());
-  }
+  const hash_ring ring = build_from_arguments(topo);
   save_topology(o.file, topo);
   if (o.json) {
     print_doc(topology_summary(o.file, ring));
@@ -476,7 +480,11 @@ void change_file(const std::string& file, bool as_json,
   update_topology(file, [&](topology& topo) {
     before = build_ring(topo);
     change(topo);
-    after = build_ring(topo);
+    try {
+      after = build_ring(topo);
+    } catch (const data_error& e) {
+      throw usage_error(e.what());  // the change came from the arguments
+    }
   });
   double moved = 0.0;
   if (!before.empty() && !after.empty())

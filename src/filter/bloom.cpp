@@ -194,6 +194,13 @@ double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k) noexc
 
 filter_size bloom_math::blocked_size_for(std::uint64_t n, double p) {
   check_n_p(n, p);
+  if (p < blocked_min_fpr) {
+    const filter_size classic = classic_size_for(n, p);  // throws when even that is too large
+    throw std::invalid_argument(fmt::format(
+        "a blocked filter reaches false-positive rates down to {:g} only, not {:g}; use the "
+        "classic kind, which reaches it with {} bits and {} hashes for a capacity of {}",
+        blocked_min_fpr, p, classic.bits, classic.hashes, n));
+  }
   const double nd = static_cast<double>(n);
   const std::uint64_t max_blocks = max_filter_bits / detail::block_bits;
   std::uint64_t best_blocks = 0;

@@ -3,7 +3,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
@@ -72,10 +74,96 @@ std::uint64_t unsigned_value(const json& value, std::string_view what, std::stri
   return n;
 }
 
+// A parser callback that refuses a member given twice in one object
+// ({"format": ..., "format": ...}): nlohmann keeps the last silently. One set
+// of keys per open object; the callback sees each key before its value.
+json::parser_callback_t refuse_duplicate_members(std::string_view source) {
+  auto open = std::make_shared<std::vector<std::set<std::string>>>();
+  return [open, source](int depth, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      open->emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      open->pop_back();
+    } else if (event == json::parse_event_t::key) {
+      const auto& key = parsed.get_ref<const std::string&>();
+      if (!open->back().insert(key).second) {
+        refuse(source, fmt::format("the member \"{}\" appears twice in {}; keep one of them",
+                                   printable(key), depth <= 1 ? "the document" : "one node"));
+      }
+    }
+    return true;
+  };
+}
+
+// Refuses an explicit token given twice, within a node or across nodes.
+void check_tokens_unique(const topology& topo) {
+  std::vector<std::uint64_t> tokens;
+  for (const topology_node& node : topo.nodes) {
+    tokens.insert(tokens.end(), node.tokens.begin(), node.tokens.end());
+  }
+  std::sort(tokens.begin(), tokens.end());
+  const auto twice = std::adjacent_find(tokens.begin(), tokens.end());
+  if (twice == tokens.end()) return;
+  std::vector<std::string_view> owners;
+  for (const topology_node& node : topo.nodes) {
+    for (const std::uint64_t t : node.tokens) {
+      if (t == *twice) owners.push_back(node.name);
+    }
+  }
+  throw std::invalid_argument(fmt::format(
+      "token {} is given twice ({}); every token is one position of one node, so remove one",
+      *twice,
+      owners[0] == owners[1]
+          ? fmt::format("both by node '{}'", printable(owners[0]))
+          : fmt::format("by nodes '{}' and '{}'", printable(owners[0]), printable(owners[1]))));
+}
+
 }  // namespace
 
+std::uint64_t topology_points(const topology& topo) noexcept {
+  std::uint64_t points = 0;
+  for (const topology_node& node : topo.nodes) {
+    // A ketama server has about 160 points whatever its weight: weights
+    // only split the 160 x servers points among the servers.
+    if (topo.options.scheme == ring_scheme::ketama) {
+      points += 160;
+    } else {
+      points += node.tokens.empty() ? std::uint64_t{topo.options.vnodes} * node.weight
+                                    : node.tokens.size();
+    }
+  }
+  return points;
+}
+
+void check_node_name(std::string_view name) {
+  const auto refuse_name = [&](std::string_view why) {
+    throw std::invalid_argument(fmt::format(
+        "node name '{}' {}; a name is 1 to {} bytes without control characters (tab, newline, "
+        "NUL ...) or commas",
+        printable(name), why, max_node_name_bytes));
+  };
+  if (name.empty()) refuse_name("is empty");
+  if (name.size() > max_node_name_bytes) {
+    refuse_name(fmt::format("is {} bytes long", name.size()));
+  }
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) refuse_name("holds a control character");
+    if (c == ',') refuse_name("holds a comma, which separates names in lists");
+  }
+}
+
 hash_ring build_ring(const topology& topo) {
+  const std::uint64_t points = topology_points(topo);
+  if (points > max_topology_points) {
+    throw data_error(fmt::format(
+        "the topology has {} points, more than the limit of {} for a topology file (and for a "
+        "ring given on the command line); lower vnodes, weights or the number of nodes",
+        points, max_topology_points));
+  }
   try {
+    for (const topology_node& node : topo.nodes) check_node_name(node.name);
+    check_tokens_unique(topo);
     hash_ring ring(topo.options);
     std::vector<ring_node> nodes;
     nodes.reserve(topo.nodes.size());
@@ -130,7 +218,7 @@ std::string to_json(const topology& topo) {
 topology parse_topology(std::string_view text, std::string_view source) {
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end());
+    doc = json::parse(text.begin(), text.end(), refuse_duplicate_members(source));
   } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
     refuse(source, fmt::format("not valid JSON ({}); check the file or recreate it with "
                                "'ringbloom ring init'",
@@ -223,22 +311,6 @@ topology parse_topology(std::string_view text, std::string_view source) {
     }
     topo.nodes.push_back(std::move(node));
   }
-  std::uint64_t points = 0;
-  for (const topology_node& node : topo.nodes) {
-    // A ketama server has about 160 points whatever its weight: weights
-    // only split the 160 x servers points among the servers.
-    if (topo.options.scheme == ring_scheme::ketama) {
-      points += 160;
-    } else {
-      points += node.tokens.empty() ? std::uint64_t{topo.options.vnodes} * node.weight
-                                    : node.tokens.size();
-    }
-  }
-  if (points > max_topology_points) {
-    refuse(source, fmt::format("the topology has {} points, more than the limit of {} for a "
-                               "topology file; lower vnodes or weights",
-                               points, max_topology_points));
-  }
   try {
     (void)build_ring(topo);
   } catch (const data_error& e) {
@@ -248,7 +320,7 @@ topology parse_topology(std::string_view text, std::string_view source) {
 }
 
 topology load_topology(const std::filesystem::path& path) {
-  return parse_topology(io::read_file(path), path.string());
+  return parse_topology(io::read_file(path, max_topology_bytes), path.string());
 }
 
 void save_topology(const std::filesystem::path& path, const topology& topo) {

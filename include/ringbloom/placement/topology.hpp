@@ -28,6 +28,18 @@
 // ignored. At most max_topology_points points in all. Node order is kept:
 // it is the server order of ketama.
 //
+// Names and tokens (build_ring checks them, so files, the command line and
+// library callers meet the same rules; docs/ring.md lists every refusal):
+//   - a node name is 1 to max_node_name_bytes bytes with no control
+//     character (bytes 0-31 and 127: tab, newline, carriage return, NUL ...)
+//     and no comma, so that `key<TAB>node` lines and the comma-separated
+//     `--replicas` lists stay parseable;
+//   - no token appears twice, within a node or across nodes (two owners of
+//     one position would be decided by name order, silently);
+//   - no member appears twice in one JSON object ("format" or "weight"
+//     given twice is refused, not decided by the last one);
+//   - a topology file is read up to max_topology_bytes.
+//
 // Errors. Anything else is refused with ringbloom::data_error naming the
 // problem and, for files, the path; OS failures are ringbloom::io_error.
 //
@@ -57,6 +69,13 @@ inline constexpr int topology_version = 1;
 /// malicious file from allocating gigabytes.
 inline constexpr std::uint64_t max_topology_points = std::uint64_t{1} << 24;
 
+/// The longest node name: 256 bytes (a 253-character DNS name with a port
+/// fits; the 50 MB name of issue 17 does not).
+inline constexpr std::size_t max_node_name_bytes = 256;
+
+/// The largest topology file read: 512 MiB (2^24 tokens of 20 digits fit).
+inline constexpr std::uint64_t max_topology_bytes = std::uint64_t{1} << 29;
+
 /// One node of a topology: a weight, or explicit tokens (then weight is
 /// ignored).
 struct topology_node {
@@ -74,9 +93,18 @@ struct topology {
 };
 
 /// The ring described by `topo`. Throws data_error if a node is refused by
-/// the ring (duplicate name, weight 0, tokens in a ketama ring ...), naming
-/// the node.
+/// the ring (duplicate name, weight 0, tokens in a ketama ring ...) or by the
+/// rules above (a bad name, a token given twice, more than
+/// max_topology_points points), naming the node.
 [[nodiscard]] hash_ring build_ring(const topology& topo);
+
+/// The points the ring of `topo` would have (vnodes x weight, or the tokens,
+/// summed; 160 per ketama server), computed without building it.
+[[nodiscard]] std::uint64_t topology_points(const topology& topo) noexcept;
+
+/// Throws std::invalid_argument, naming the name (escaped) and the rule,
+/// unless `name` is a valid node name (see the top of this file).
+void check_node_name(std::string_view name);
 
 /// The topology that rebuilds `ring`.
 [[nodiscard]] topology describe(const hash_ring& ring);
