@@ -60,12 +60,20 @@ void add_demo_command(CLI::App& app, context& /*ctx*/) {
       "demo", "Replay the experiments of the two seed lessons on the library, with figures");
   auto options = std::make_shared<demo_options>();
   auto* json = demo->add_flag("--json", options->json, "Print every figure as JSON (docs/tour.md)");
-  demo->add_option("--report", options->report_dir,
-                   "Write a self-contained HTML report with charts to DIR/index.html")
-      ->type_name("DIR")
-      ->excludes(json);
+  auto* report =
+      demo->add_option("--report", options->report_dir,
+                       "Write a self-contained HTML report with charts to DIR/index.html")
+          ->type_name("DIR")
+          ->excludes(json);
   set_example(*demo, "ringbloom demo --report out/ && xdg-open out/index.html");
-  demo->callback([options] { run_demo(*options); });
+  demo->callback([options, report] {
+    if (report->count() > 0 && options->report_dir.empty()) {
+      throw usage_error(
+          "--report was given an empty directory name; give a directory, for "
+          "example --report out/");
+    }
+    run_demo(*options);
+  });
 }
 
 }  // namespace ringbloom::cli

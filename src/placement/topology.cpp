@@ -66,11 +66,15 @@ std::uint64_t unsigned_value(const json& value, std::string_view what, std::stri
                              std::uint64_t max) {
   if (!value.is_number_unsigned() &&
       !(value.is_number_integer() && value.get<std::int64_t>() >= 0)) {
-    refuse(source, fmt::format("{} must be a non-negative integer, not {}", what, value.dump()));
+    refuse(source, fmt::format("{} must be a non-negative integer, not {}; write an integer from "
+                               "0 to {}",
+                               what, value.dump(), max));
   }
   const auto n = value.get<std::uint64_t>();
-  if (n > max)
-    refuse(source, fmt::format("{} is {}, more than the largest allowed, {}", what, n, max));
+  if (n > max) {
+    refuse(source,
+           fmt::format("{} is {}, more than the largest allowed, {}; lower it", what, n, max));
+  }
   return n;
 }
 
@@ -220,9 +224,12 @@ topology parse_topology(std::string_view text, std::string_view source) {
   try {
     doc = json::parse(text.begin(), text.end(), refuse_duplicate_members(source));
   } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
+    // Without nlohmann's "[json.exception.parse_error.101] " tag.
+    std::string_view what = e.what();
+    if (what.starts_with("[json.exception.")) what.remove_prefix(what.find("] ") + 2);
     refuse(source, fmt::format("not valid JSON ({}); check the file or recreate it with "
                                "'ringbloom ring init'",
-                               e.what()));
+                               what));
   }
   if (!doc.is_object()) {
     refuse(source, fmt::format("not a {} document (a JSON object was expected)", format_name));
