@@ -95,3 +95,30 @@ def jump(key, buckets):  # Lamping & Veach, section 3
 
 print("jump:", [(k, n, jump(k, n)) for k, n in
                 ((0, 1), (1, 10), (0xDEADBEEF, 100), (MASK64, 1000), (123456789, 7))])
+
+
+# Weighted native rings: a node of weight w has vnodes * w points, named
+# "name#0" .. "name#(vnodes*w - 1)" (ring.hpp), so its expected share is
+# w / sum(w).
+class WeightedRing(Ring):
+    def __init__(self, weights, vnodes, point_hash, key_hash):
+        self.points = sorted(
+            (point_hash(f"{n}#{i}", i), n) for n, w in weights for i in range(vnodes * w))
+        self.pos = [p for p, _ in self.points]
+        self.key_hash = key_hash
+
+
+WEIGHTS = [("a", 1), ("b", 2), ("c", 3), ("d", 4)]
+for label, point_hash, key_hash in (
+        ("sha256", lambda s, i: sha256_64(s), sha256_64),):
+    r = WeightedRing(WEIGHTS, 40, point_hash, key_hash)
+    counts = {n: 0 for n, _ in WEIGHTS}
+    for k in KEYS:
+        counts[r.node(k)] += 1
+    print(f"{label} weighted ring a=1,b=2,c=3,d=4 vnodes 40: points {len(r.points)} counts {counts}")
+    print(f"{label} weighted ring first keys:", [r.node(f"key-{i}") for i in range(12)])
+    arcs = {n: 0 for n, _ in WEIGHTS}
+    for i, (p, n) in enumerate(r.points):
+        prev = r.points[i - 1][0] if i > 0 else r.points[-1][0] - (1 << 64)
+        arcs[n] += p - prev
+    print(f"{label} weighted ring ownership:", {n: round(a / 2**64, 12) for n, a in arcs.items()})

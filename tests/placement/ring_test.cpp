@@ -279,6 +279,31 @@ TEST(RingRules, WeightMultipliesPointsAndShare) {
   EXPECT_NEAR(shares[1].share, 0.75, 0.05);
 }
 
+TEST(RingLesson, WeightedRingMatchesAnIndependentImplementation) {
+  // python (tests/placement/ring_golden.py, "weighted ring"): a node of
+  // weight w has vnodes * w points "name#0" .. "name#(vnodes*w - 1)"; nodes
+  // a=1, b=2, c=3, d=4 with 40 vnodes and sha256 give 400 points.
+  hash_ring ring({40, hash_kind::sha256, ring_scheme::native});
+  ring.add_node("a", 1);
+  ring.add_node("b", 2);
+  ring.add_node("c", 3);
+  ring.add_node("d", 4);
+  ASSERT_EQ(ring.point_count(), 400u);
+  std::map<std::string, int> counts;
+  for (const auto& key : lesson_keys()) ++counts[ring.node_for(key)];
+  EXPECT_EQ(counts,
+            (std::map<std::string, int>{{"a", 2567}, {"b", 3529}, {"c", 5554}, {"d", 8350}}));
+  std::string first;
+  for (int i = 0; i < 12; ++i) first += ring.node_for("key-" + std::to_string(i));
+  EXPECT_EQ(first, "bcdcbdbddcca");
+  // Exact arcs / 2^64, rounded to 12 digits by the script.
+  const auto shares = ownership(ring);
+  EXPECT_NEAR(shares[0].share, 0.122492092189, 1e-11);
+  EXPECT_NEAR(shares[1].share, 0.180275960488, 1e-11);
+  EXPECT_NEAR(shares[2].share, 0.286886623071, 1e-11);
+  EXPECT_NEAR(shares[3].share, 0.410345324253, 1e-11);
+}
+
 TEST(RingRules, AddingANodeMovesKeysOnlyToIt) {
   auto before = make_ring(20, 100, hash_kind::xxh3);
   auto after = before;
