@@ -54,6 +54,10 @@ constexpr std::size_t add_batch_size = 65536;
 /// answered as soon as it is typed.
 constexpr std::size_t check_batch_size = 1024;
 
+/// The most `remove` holds from standard input (it removes all or none, so it
+/// reads everything first): 64 MiB, counting each item's bookkeeping.
+constexpr std::uint64_t remove_stdin_limit = std::uint64_t{64} << 20;
+
 // --- batch paths ------------------------------------------------------------------
 
 /// Adds `items` through the filter's batch path where it has one (blocked
@@ -681,7 +685,17 @@ void run_remove(const remove_options& o) {
   // very long ones).
   std::vector<std::string> items = o.items;
   if (items.empty()) {
-    for_each_item({}, [&](std::string_view item) { items.emplace_back(item); });
+    std::uint64_t held = 0;
+    for_each_item({}, [&](std::string_view item) {
+      held += item.size() + sizeof(std::string);
+      if (held > remove_stdin_limit) {
+        throw usage_error(fmt::format(
+            "more than {} MiB of items on standard input for one remove, which holds them all "
+            "to remove all or none; remove them in several runs",
+            remove_stdin_limit >> 20));
+      }
+      items.emplace_back(item);
+    });
   }
   std::uint64_t items_now = 0;
   update_filter_file(o.file, [&](any_filter& filter) {

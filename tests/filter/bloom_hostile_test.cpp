@@ -186,6 +186,18 @@ const std::vector<hostile_case> cases = {
      {"line 1", "16 MiB"},
      long_line,
      two_filters},
+    {"remove_more_than_64_mib_from_stdin",
+     {"bloom", "remove", "{dir}/c.rbf"},
+     2,
+     {"64 MiB", "several runs"},
+     std::string(3u << 20, '\n'),
+     [](const std::string& dir) {
+       filter_spec spec;
+       spec.kind = filter_kind::counting;
+       spec.capacity = 100;
+       spec.fpr = 0.01;
+       save_filter(dir + "/c.rbf", make_filter(spec));
+     }},
     {"check_line_over_16_mib",
      {"bloom", "check", "{dir}/f.rbf"},
      2,
