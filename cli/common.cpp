@@ -76,8 +76,20 @@ bool line_reader::ready() {
   return ::poll(&request, 1, 0) > 0;
 }
 
+void require_single_line(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].find_first_of("\n\r") != std::string::npos) {
+      throw usage_error(fmt::format(
+          "item {} ('{}') holds a line break; items are lines, and each answer is printed on "
+          "one line, so give it without the line break",
+          i + 1, printable(args[i], 40)));
+    }
+  }
+}
+
 void for_each_item(const std::vector<std::string>& args,
                    const std::function<void(std::string_view)>& fn) {
+  require_single_line(args);
   if (!args.empty()) {
     for (const auto& item : args) fn(item);
     return;

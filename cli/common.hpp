@@ -71,10 +71,17 @@ class line_reader {
   std::uint64_t lines_ = 0;  // lines returned so far, for messages
 };
 
+/// Refuses (usage_error) an item given as an argument that holds a newline
+/// or a carriage return: items are lines (standard input cannot carry such
+/// an item), and answers are printed one line per item ("key<TAB>node").
+/// Tabs are allowed: the answer columns are the last ones on the line.
+void require_single_line(const std::vector<std::string>& args);
+
 /// Calls `fn` for each item: the elements of `args` or, when `args` is empty,
 /// each line of standard input, streamed: nothing is held beyond the current
 /// line. Standard output is flushed whenever the next line is not there yet,
 /// so a co-process gets each answer before it sends the next question.
+/// Arguments go through require_single_line first.
 void for_each_item(const std::vector<std::string>& args,
                    const std::function<void(std::string_view)>& fn);
 

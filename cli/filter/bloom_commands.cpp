@@ -470,6 +470,7 @@ void run_check(const check_options& o, context& ctx) {
       for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
     };
     if (!o.items.empty()) {
+      require_single_line(o.items);
       const std::span<const std::string> all(o.items);
       for (std::size_t at = 0; at < all.size(); at += batch_size) {
         run(all.subspan(at, std::min(batch_size, all.size() - at)));

@@ -179,6 +179,12 @@ const std::vector<hostile_case> cases = {
      {"{dir}/f.rbf", "counting"},
      {},
      two_filters},
+    {"check_item_with_a_newline",
+     {"bloom", "check", "{dir}/f.rbf", "a\nb"},
+     2,
+     {"item 1", "'a\\nb'", "line break"},
+     {},
+     two_filters},
     // Standard input is read line by line, each line capped.
     {"add_line_over_16_mib",
      {"bloom", "add", "{dir}/f.rbf"},

@@ -210,6 +210,10 @@ const std::vector<hostile_case> cases = {
      {},
      [](const std::string& dir) { std::filesystem::create_directory(dir + "/sub"); }},
     {"show_missing", {"ring", "show", "{dir}/absent.json"}, 3, {"{dir}/absent.json"}},
+    {"lookup_key_with_a_newline",
+     {"ring", "lookup", "--nodes", "a,b", "k1", "k\r2"},
+     2,
+     {"item 2", "'k\\r2'", "line break"}},
     // Standard input is read line by line, each line capped.
     {"lookup_line_over_16_mib",
      {"ring", "lookup", "--nodes", "a,b"},
