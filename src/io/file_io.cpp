@@ -35,18 +35,24 @@ class fd_guard {
   int fd_;
 };
 
-std::string read_all(int fd, const std::filesystem::path& path) {
-  std::string out;
-  char buffer[1 << 16];
+// Reads to the end, straight into the result: `expected` (the size fstat
+// saw, when known) is allocated at once, so a large file is read with one
+// copy, from the page cache into its buffer.
+std::string read_all(int fd, const std::filesystem::path& path, std::size_t expected = 0) {
+  std::string out(expected + (1 << 16), '\0');
+  std::size_t size = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (size == out.size()) out.resize(2 * out.size());
+    const ssize_t n = ::read(fd, out.data() + size, out.size() - size);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw_io("cannot read", path);
     }
-    if (n == 0) return out;
-    out.append(buffer, static_cast<std::size_t>(n));
+    if (n == 0) break;
+    size += static_cast<std::size_t>(n);
   }
+  out.resize(size);
+  return out;
 }
 
 void write_all(int fd, std::string_view bytes, const std::filesystem::path& path) {
@@ -102,6 +108,11 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 
 void update_file_locked(const std::filesystem::path& path,
                         const std::function<std::string(const std::string& current)>& transform) {
+  edit_file_locked(path, [&](std::string& content) { content = transform(content); });
+}
+
+void edit_file_locked(const std::filesystem::path& path,
+                      const std::function<void(std::string& content)>& edit) {
   for (;;) {
     const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) throw_io("cannot open", path);
@@ -118,8 +129,9 @@ void update_file_locked(const std::filesystem::path& path,
       throw_io("cannot inspect", path);
     }
     if (held.st_dev != current.st_dev || held.st_ino != current.st_ino) continue;
-    const std::string next = transform(read_all(fd.get(), path));
-    write_file_atomic(path, next);
+    std::string content = read_all(fd.get(), path, static_cast<std::size_t>(held.st_size));
+    edit(content);
+    write_file_atomic(path, content);
     return;  // closing the descriptor releases the lock
   }
 }
