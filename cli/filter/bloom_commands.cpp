@@ -45,6 +45,9 @@ namespace fs = std::filesystem;
 // Ordered, so that output reads in a sensible order ("key" before "present").
 using json = nlohmann::ordered_json;
 
+/// Items durable before `add` shows a progress line on a terminal.
+constexpr std::uint64_t progress_threshold = 65536;
+
 /// Lines of standard input `check` answers at a time when stdin is not a
 /// terminal: enough for the batch lookup to overlap its memory misses, few
 /// enough that answers follow the input closely. On a terminal each line is
@@ -279,12 +282,15 @@ void run_add(const add_options& o) {
     // file under its lock at each checkpoint (every --checkpoint-seconds
     // after the oldest waiting line, or every --checkpoint-items lines), also
     // while the producer pauses. Between checkpoints nothing is locked.
+    // On a terminal, a progress line per checkpoint once the input is large.
     const bool progress = stderr_is_terminal();
+    bool progress_shown = false;
     const auto checkpoint = [&] {
       stream.checkpoint();
-      if (progress) {
+      if (progress && stream.stats().durable_items >= progress_threshold) {
         fmt::print(stderr, "\r{} items added", stream.stats().durable_items);
         std::fflush(stderr);
+        progress_shown = true;
       }
     };
     line_reader in;
@@ -302,7 +308,7 @@ void run_add(const add_options& o) {
       if (stream.full()) checkpoint();
     }
     checkpoint();
-    if (progress && stream.stats().checkpoints > 0) fmt::print(stderr, "\n");
+    if (progress_shown) fmt::print(stderr, "\n");
     if (stream.stats().durable_items == 0) {
       // Still prove the file is a valid filter (and report its count).
       items_now = open_filter_mapped(o.file).items_added();
