@@ -89,9 +89,9 @@ void blocked_bloom_filter::add_concurrent(std::string_view item) {
 }
 
 bool blocked_bloom_filter::may_contain_hash(hash128 h) const noexcept {
-  // Scalar on purpose: for one item, the inlined test beats an indirect
-  // call to the SIMD kernel (which pays off in batches).
-  return detail::block_has_all(words_.data() + block_of(h) * block_words, h.high, hashes_);
+  // One indirect call to the path's kernel: measured faster than an inlined
+  // scalar test (docs/performance.md, issue 16).
+  return kernels_->test(words_.data() + block_of(h) * block_words, h.high, hashes_);
 }
 
 bool blocked_bloom_filter::may_contain_concurrent(std::string_view item) const {

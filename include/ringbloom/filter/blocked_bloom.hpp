@@ -125,8 +125,8 @@ class blocked_bloom_filter : private detail::filter_core {
   /// Thread-safe add (atomic fetch_or per word); see bloom_filter.
   void add_concurrent(std::string_view item);
 
-  /// One lookup: the hash is computed inline and the block tested without
-  /// an indirect call (the same bits as every SIMD path).
+  /// One lookup: the hash is computed inline (no call), then the block is
+  /// tested by the filter's SIMD kernel.
   [[nodiscard]] bool may_contain(std::string_view item) const noexcept;
   [[nodiscard]] bool may_contain_hash(hash128 h) const noexcept;
 
