@@ -439,9 +439,19 @@ void run_check(const check_options& o, context& ctx) {
     // yet, and is answered and flushed at once: a co-process never stalls.
     const std::size_t batch_size = check_batch_size;
     const auto out = std::make_unique<bool[]>(batch_size);
+    std::string text;  // the plain answers of a batch, written with one call
     const auto run = [&](std::span<const std::string> items) {
       may_contain_all(filter, items, {out.get(), items.size()});
-      for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
+      if (o.json) {
+        for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
+        return;
+      }
+      text.clear();
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        any_absent = any_absent || !out[i];
+        text.append(items[i]).append(out[i] ? "\tmaybe\n" : "\tno\n");
+      }
+      std::fwrite(text.data(), 1, text.size(), stdout);
     };
     if (!o.items.empty()) {
       const std::span<const std::string> all(o.items);

@@ -43,14 +43,14 @@ std::optional<checkpointed_stream::clock::time_point> checkpointed_stream::deadl
 std::uint64_t checkpointed_stream::checkpoint() {
   if (ends_.empty()) return 0;
   const auto start = clock::now();
-  std::vector<std::string_view> items;
-  items.reserve(ends_.size());
+  views_.clear();
   std::uint64_t begin = 0;
   for (const std::uint64_t end : ends_) {
-    items.emplace_back(arena_.data() + begin, static_cast<std::size_t>(end - begin));
+    views_.emplace_back(arena_.data() + begin, static_cast<std::size_t>(end - begin));
     begin = end;
   }
-  edit_file_locked(path_, [&](std::string& file) { fold_(file, items); });
+  edit_file_locked(
+      path_, [&](std::string& file) { fold_(file, views_); }, file_);
   const std::uint64_t done = ends_.size();
   arena_.clear();
   ends_.clear();

@@ -35,11 +35,13 @@ class fd_guard {
   int fd_;
 };
 
-// Reads to the end, straight into the result: `expected` (the size fstat
-// saw, when known) is allocated at once, so a large file is read with one
-// copy, from the page cache into its buffer.
-std::string read_all(int fd, const std::filesystem::path& path, std::size_t expected = 0) {
-  std::string out(expected + (1 << 16), '\0');
+// Reads to the end into `out` (replacing its content), straight into its
+// buffer: `expected` (the size fstat saw, when known) is made room for at
+// once, so a large file is read with one copy, from the page cache into the
+// buffer, and a buffer kept between calls is not allocated again.
+void read_all_into(int fd, const std::filesystem::path& path, std::size_t expected,
+                   std::string& out) {
+  out.resize(expected + (1 << 16));
   std::size_t size = 0;
   for (;;) {
     if (size == out.size()) out.resize(2 * out.size());
@@ -52,6 +54,11 @@ std::string read_all(int fd, const std::filesystem::path& path, std::size_t expe
     size += static_cast<std::size_t>(n);
   }
   out.resize(size);
+}
+
+std::string read_all(int fd, const std::filesystem::path& path, std::size_t expected = 0) {
+  std::string out;
+  read_all_into(fd, path, expected, out);
   return out;
 }
 
@@ -113,6 +120,12 @@ void update_file_locked(const std::filesystem::path& path,
 
 void edit_file_locked(const std::filesystem::path& path,
                       const std::function<void(std::string& content)>& edit) {
+  std::string buffer;
+  edit_file_locked(path, edit, buffer);
+}
+
+void edit_file_locked(const std::filesystem::path& path,
+                      const std::function<void(std::string& content)>& edit, std::string& buffer) {
   for (;;) {
     const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) throw_io("cannot open", path);
@@ -129,9 +142,9 @@ void edit_file_locked(const std::filesystem::path& path,
       throw_io("cannot inspect", path);
     }
     if (held.st_dev != current.st_dev || held.st_ino != current.st_ino) continue;
-    std::string content = read_all(fd.get(), path, static_cast<std::size_t>(held.st_size));
-    edit(content);
-    write_file_atomic(path, content);
+    read_all_into(fd.get(), path, static_cast<std::size_t>(held.st_size), buffer);
+    edit(buffer);
+    write_file_atomic(path, buffer);
     return;  // closing the descriptor releases the lock
   }
 }

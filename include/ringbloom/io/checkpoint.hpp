@@ -129,6 +129,10 @@ class checkpointed_stream {
   std::string arena_;                // the pending items' bytes, back to back
   std::vector<std::uint64_t> ends_;  // end offset of each pending item in arena_
   clock::time_point oldest_{};       // arrival of the oldest pending item
+  // Kept between checkpoints so that their memory is not allocated (and, for
+  // a large file, faulted in) again each time.
+  std::vector<std::string_view> views_;  // the pending items, for the fold
+  std::string file_;                     // the file's bytes during a fold
   checkpoint_stats stats_;
 };
 

@@ -44,4 +44,11 @@ void update_file_locked(const std::filesystem::path& path,
 void edit_file_locked(const std::filesystem::path& path,
                       const std::function<void(std::string& content)>& edit);
 
+/// edit_file_locked reading into `buffer` (its old content is replaced; it
+/// holds the new content afterwards): a caller that edits a large file
+/// repeatedly keeps one buffer and does not pay for allocating and faulting
+/// in a fresh one each time.
+void edit_file_locked(const std::filesystem::path& path,
+                      const std::function<void(std::string& content)>& edit, std::string& buffer);
+
 }  // namespace ringbloom::io
