@@ -295,17 +295,18 @@ void run_add(const add_options& o) {
     };
     line_reader in;
     std::string line;
+    constexpr auto never = std::chrono::steady_clock::time_point::max();
+    auto deadline = never;  // stream.deadline(), updated when it changes
     for (;;) {
-      const auto deadline =
-          stream.deadline().value_or(std::chrono::steady_clock::time_point::max());
       const line_reader::status status = in.next_until(line, deadline);
       if (status == line_reader::status::end) break;
-      if (status == line_reader::status::deadline) {
-        checkpoint();
-        continue;
+      if (status == line_reader::status::line) {
+        stream.add(line);
+        if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
+        if (!stream.full()) continue;
       }
-      stream.add(line);
-      if (stream.full()) checkpoint();
+      checkpoint();
+      deadline = never;
     }
     checkpoint();
     if (progress_shown) fmt::print(stderr, "\n");
