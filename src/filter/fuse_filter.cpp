@@ -23,10 +23,7 @@
 namespace ringbloom {
 namespace {
 
-__extension__ using uint128 = unsigned __int128;
-
-/// MurmurHash3's 64-bit finaliser (Appleby): a bijective mix, so distinct
-/// key hashes stay distinct for every build seed.
+/// MurmurHash3's 64-bit finaliser (Appleby), for the sequence of build seeds.
 std::uint64_t fmix64(std::uint64_t h) noexcept {
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdULL;
@@ -52,35 +49,6 @@ std::uint64_t binary_fuse_filter<Fingerprint>::item_hash(std::string_view item) 
 }
 
 template <class Fingerprint>
-std::uint64_t binary_fuse_filter<Fingerprint>::mixed(std::uint64_t key_hash) const noexcept {
-  return fmix64(key_hash + build_seed_);
-}
-
-template <class Fingerprint>
-typename binary_fuse_filter<Fingerprint>::slots3 binary_fuse_filter<Fingerprint>::slots_of(
-    std::uint64_t h) const noexcept {
-  // h0 anywhere in the first segment_count segments (Lemire's multiply-shift
-  // range reduction), h1 and h2 in the next two segments, at positions
-  // scrambled within their segment by other bits of h.
-  const auto h0 =
-      static_cast<std::uint32_t>((static_cast<uint128>(h) * segment_count_length_) >> 64);
-  std::uint32_t h1 = h0 + segment_length_;
-  std::uint32_t h2 = h1 + segment_length_;
-  h1 ^= static_cast<std::uint32_t>(h >> 18) & segment_mask_;
-  h2 ^= static_cast<std::uint32_t>(h) & segment_mask_;
-  return {h0, h1, h2};
-}
-
-namespace {
-
-template <class Fingerprint>
-Fingerprint fingerprint_of(std::uint64_t h) noexcept {
-  return static_cast<Fingerprint>(h ^ (h >> 32));
-}
-
-}  // namespace
-
-template <class Fingerprint>
 void binary_fuse_filter<Fingerprint>::size_for(std::uint64_t n) {
   // The paper's sizing for arity 3 (section 5, and its reference code):
   // segment length 2^floor(ln n / ln 3.33 + 2.25), at most 2^18; about
@@ -100,12 +68,35 @@ void binary_fuse_filter<Fingerprint>::size_for(std::uint64_t n) {
 }
 
 template <class Fingerprint>
+void binary_fuse_filter<Fingerprint>::sort_by_segment(std::vector<std::uint64_t>& hashes) const {
+  // h0 grows with h (multiply-shift), so ordering the hashes by their top
+  // bits visits the slots' counters front to back: the counting pass then
+  // touches a few cache lines at a time instead of three random ones per key
+  // (the paper's section 5 does the same). One counting sort by the top
+  // `bits` bits, about one bucket per segment; the order within a bucket
+  // does not matter.
+  const std::uint64_t segments = segment_count_length_ / segment_length_;
+  int bits = 0;
+  while (bits < 20 && (std::uint64_t{1} << (bits + 1)) <= segments) ++bits;
+  if (bits == 0 || hashes.size() < 2) return;
+  const int shift = 64 - bits;
+  std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
+  for (const std::uint64_t h : hashes) ++start[(h >> shift) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<std::uint64_t> sorted(hashes.size());
+  for (const std::uint64_t h : hashes) sorted[start[h >> shift]++] = h;
+  hashes.swap(sorted);
+}
+
+template <class Fingerprint>
 bool binary_fuse_filter<Fingerprint>::try_build(const std::vector<std::uint64_t>& keys) {
   const std::size_t size = fingerprints_.size();
   std::vector<std::uint8_t> count(size, 0);  // keys << 2 | XOR of their slot indexes
   std::vector<std::uint64_t> xor_hash(size, 0);
-  for (const std::uint64_t key : keys) {
-    const std::uint64_t h = mixed(key);
+  std::vector<std::uint64_t> hashes(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = mixed(keys[i]);
+  sort_by_segment(hashes);
+  for (const std::uint64_t h : hashes) {
     const slots3 s = slots_of(h);
     const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
     for (std::uint8_t j = 0; j < 3; ++j) {
@@ -146,9 +137,8 @@ bool binary_fuse_filter<Fingerprint>::try_build(const std::vector<std::uint64_t>
     const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
     const std::uint32_t free_slot = at[which[k]];
     fingerprints_[free_slot] = 0;
-    fingerprints_[free_slot] =
-        static_cast<Fingerprint>(fingerprint_of<Fingerprint>(h) ^ fingerprints_[at[0]] ^
-                                 fingerprints_[at[1]] ^ fingerprints_[at[2]]);
+    fingerprints_[free_slot] = static_cast<Fingerprint>(
+        fingerprint_of(h) ^ fingerprints_[at[0]] ^ fingerprints_[at[1]] ^ fingerprints_[at[2]]);
   }
   return true;
 }
@@ -160,11 +150,7 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build_from_hash
     throw std::length_error(
         "a fuse filter holds at most 2^32 items; split the key set into several filters");
   }
-  // Equal hashes would cancel out in the slots' XORs: keep each once.
   std::vector<std::uint64_t> keys(hashes.begin(), hashes.end());
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-
   binary_fuse_filter f;
   f.seed_ = seed;
   f.items_ = keys.size();
@@ -172,6 +158,15 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build_from_hash
   f.build_seed_ = next_seed(seed);
   for (int attempt = 0; attempt < max_tries; ++attempt) {
     if (f.try_build(keys)) return f;
+    if (attempt == 0) {
+      // Equal hashes cancel out in the slots' XORs and make every try fail:
+      // after a first failure, keep each hash once (sorting costs more than
+      // the build, so it is not done up front).
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      f.items_ = keys.size();
+      f.size_for(keys.size());
+    }
     std::fill(f.fingerprints_.begin(), f.fingerprints_.end(), Fingerprint{0});
     f.build_seed_ = next_seed(f.build_seed_);
   }
@@ -186,14 +181,6 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build(
   hashes.reserve(items.size());
   for (const std::string_view item : items) hashes.push_back(xxh3_64(item, seed));
   return build_from_hashes(hashes, seed);
-}
-
-template <class Fingerprint>
-bool binary_fuse_filter<Fingerprint>::may_contain_hash(std::uint64_t key_hash) const noexcept {
-  const std::uint64_t h = mixed(key_hash);
-  const slots3 s = slots_of(h);
-  const Fingerprint* a = fingerprints_.data();
-  return static_cast<Fingerprint>(a[s.h0] ^ a[s.h1] ^ a[s.h2]) == fingerprint_of<Fingerprint>(h);
 }
 
 template <class Fingerprint>

@@ -69,7 +69,12 @@ class binary_fuse_filter {
   [[nodiscard]] bool may_contain(std::string_view item) const noexcept {
     return may_contain_hash(item_hash(item));
   }
-  [[nodiscard]] bool may_contain_hash(std::uint64_t key_hash) const noexcept;
+  [[nodiscard]] bool may_contain_hash(std::uint64_t key_hash) const noexcept {
+    const std::uint64_t h = mixed(key_hash);
+    const slots3 s = slots_of(h);
+    const Fingerprint* a = fingerprints_.data();
+    return static_cast<Fingerprint>(a[s.h0] ^ a[s.h1] ^ a[s.h2]) == fingerprint_of(h);
+  }
 
   /// Always throws std::logic_error: a fuse filter cannot take a key after
   /// it is built.
@@ -91,10 +96,37 @@ class binary_fuse_filter {
   struct slots3 {
     std::uint32_t h0, h1, h2;
   };
-  [[nodiscard]] slots3 slots_of(std::uint64_t h) const noexcept;
-  [[nodiscard]] std::uint64_t mixed(std::uint64_t key_hash) const noexcept;
+  /// h0 anywhere in the first segment_count segments (Lemire's
+  /// multiply-shift range reduction), h1 and h2 in the next two segments,
+  /// at positions scrambled within their segment by other bits of h.
+  [[nodiscard]] slots3 slots_of(std::uint64_t h) const noexcept {
+    __extension__ using uint128 = unsigned __int128;
+    const auto h0 =
+        static_cast<std::uint32_t>((static_cast<uint128>(h) * segment_count_length_) >> 64);
+    std::uint32_t h1 = h0 + segment_length_;
+    std::uint32_t h2 = h1 + segment_length_;
+    h1 ^= static_cast<std::uint32_t>(h >> 18) & segment_mask_;
+    h2 ^= static_cast<std::uint32_t>(h) & segment_mask_;
+    return {h0, h1, h2};
+  }
+  /// MurmurHash3's 64-bit finaliser (Appleby) of key_hash + build seed: a
+  /// bijection, so distinct key hashes stay distinct for every build seed.
+  [[nodiscard]] std::uint64_t mixed(std::uint64_t key_hash) const noexcept {
+    std::uint64_t h = key_hash + build_seed_;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+  }
+  [[nodiscard]] static Fingerprint fingerprint_of(std::uint64_t h) noexcept {
+    return static_cast<Fingerprint>(h ^ (h >> 32));
+  }
+
   void size_for(std::uint64_t n);
   bool try_build(const std::vector<std::uint64_t>& keys);
+  void sort_by_segment(std::vector<std::uint64_t>& hashes) const;
 
   std::uint64_t seed_ = 0;        // the item hash's seed
   std::uint64_t build_seed_ = 0;  // mixed into each key hash; changed on a failed try
