@@ -68,34 +68,40 @@ void binary_fuse_filter<Fingerprint>::size_for(std::uint64_t n) {
 }
 
 template <class Fingerprint>
-void binary_fuse_filter<Fingerprint>::sort_by_segment(std::vector<std::uint64_t>& hashes) const {
-  // h0 grows with h (multiply-shift), so ordering the hashes by their top
-  // bits visits the slots' counters front to back: the counting pass then
-  // touches a few cache lines at a time instead of three random ones per key
-  // (the paper's section 5 does the same). One counting sort by the top
-  // `bits` bits, about one bucket per segment; the order within a bucket
-  // does not matter.
+void binary_fuse_filter<Fingerprint>::mixed_by_segment(std::span<const std::uint64_t> keys,
+                                                       std::vector<std::uint64_t>& out) const {
+  // The keys' mixed hashes, ordered by their top bits. h0 grows with h
+  // (multiply-shift), so this order visits the slots' counters front to
+  // back: the counting pass then touches a few cache lines at a time instead
+  // of three random ones per key (the paper's section 5 does the same). One
+  // counting sort by the top `bits` bits, about one bucket per segment, that
+  // mixes each key twice rather than holding a second array; the order
+  // within a bucket does not matter.
+  out.resize(keys.size());
   const std::uint64_t segments = segment_count_length_ / segment_length_;
   int bits = 0;
   while (bits < 20 && (std::uint64_t{1} << (bits + 1)) <= segments) ++bits;
-  if (bits == 0 || hashes.size() < 2) return;
+  if (bits == 0) {
+    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = mixed(keys[i]);
+    return;
+  }
   const int shift = 64 - bits;
   std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
-  for (const std::uint64_t h : hashes) ++start[(h >> shift) + 1];
+  for (const std::uint64_t key : keys) ++start[(mixed(key) >> shift) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<std::uint64_t> sorted(hashes.size());
-  for (const std::uint64_t h : hashes) sorted[start[h >> shift]++] = h;
-  hashes.swap(sorted);
+  for (const std::uint64_t key : keys) {
+    const std::uint64_t h = mixed(key);
+    out[start[h >> shift]++] = h;
+  }
 }
 
 template <class Fingerprint>
-bool binary_fuse_filter<Fingerprint>::try_build(const std::vector<std::uint64_t>& keys) {
+bool binary_fuse_filter<Fingerprint>::try_build(std::span<const std::uint64_t> keys) {
   const std::size_t size = fingerprints_.size();
   std::vector<std::uint8_t> count(size, 0);  // keys << 2 | XOR of their slot indexes
   std::vector<std::uint64_t> xor_hash(size, 0);
-  std::vector<std::uint64_t> hashes(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) hashes[i] = mixed(keys[i]);
-  sort_by_segment(hashes);
+  std::vector<std::uint64_t> hashes;
+  mixed_by_segment(keys, hashes);
   for (const std::uint64_t h : hashes) {
     const slots3 s = slots_of(h);
     const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
@@ -109,9 +115,12 @@ bool binary_fuse_filter<Fingerprint>::try_build(const std::vector<std::uint64_t>
   for (std::uint32_t i = 0; i < size; ++i) {
     if ((count[i] >> 2) == 1) alone.push_back(i);
   }
-  std::vector<std::uint64_t> order;  // the peeled keys' mixed hashes
-  std::vector<std::uint8_t> which;   // and which of their slots they were peeled from
-  order.reserve(keys.size());
+  // The peeled keys' mixed hashes, in the storage of `hashes` (no longer
+  // needed), and which of their slots each was peeled from.
+  std::vector<std::uint64_t> order;
+  order.swap(hashes);
+  order.clear();
+  std::vector<std::uint8_t> which;
   which.reserve(keys.size());
   while (!alone.empty()) {
     const std::uint32_t i = alone.back();
@@ -150,7 +159,8 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build_from_hash
     throw std::length_error(
         "a fuse filter holds at most 2^32 items; split the key set into several filters");
   }
-  std::vector<std::uint64_t> keys(hashes.begin(), hashes.end());
+  std::span<const std::uint64_t> keys = hashes;
+  std::vector<std::uint64_t> unique;  // filled only after a failed try
   binary_fuse_filter f;
   f.seed_ = seed;
   f.items_ = keys.size();
@@ -162,8 +172,10 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build_from_hash
       // Equal hashes cancel out in the slots' XORs and make every try fail:
       // after a first failure, keep each hash once (sorting costs more than
       // the build, so it is not done up front).
-      std::sort(keys.begin(), keys.end());
-      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      unique.assign(hashes.begin(), hashes.end());
+      std::sort(unique.begin(), unique.end());
+      unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+      keys = unique;
       f.items_ = keys.size();
       f.size_for(keys.size());
     }

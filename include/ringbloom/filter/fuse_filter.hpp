@@ -125,8 +125,8 @@ class binary_fuse_filter {
   }
 
   void size_for(std::uint64_t n);
-  bool try_build(const std::vector<std::uint64_t>& keys);
-  void sort_by_segment(std::vector<std::uint64_t>& hashes) const;
+  bool try_build(std::span<const std::uint64_t> keys);
+  void mixed_by_segment(std::span<const std::uint64_t> keys, std::vector<std::uint64_t>& out) const;
 
   std::uint64_t seed_ = 0;        // the item hash's seed
   std::uint64_t build_seed_ = 0;  // mixed into each key hash; changed on a failed try
