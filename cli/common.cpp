@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -85,6 +86,25 @@ void require_single_line(const std::vector<std::string>& args) {
           i + 1, printable(args[i], 40)));
     }
   }
+}
+
+line_reader::status line_reader::next_until(std::string& line,
+                                            std::chrono::steady_clock::time_point deadline) {
+  using clock = std::chrono::steady_clock;
+  while (!at_end_ && buffer_.find('\n', start_) == std::string::npos) {
+    const auto now = clock::now();
+    if (now >= deadline) return status::deadline;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+    pollfd request{fd_, POLLIN, 0};
+    const int ready = ::poll(&request, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+    if (ready == 0) return status::deadline;
+    if (ready < 0 && errno != EINTR) {
+      throw io_error(std::string("cannot wait for standard input: ") + std::strerror(errno) +
+                     "; check what is piped in");
+    }
+    if (ready > 0) fill();
+  }
+  return next(line) ? status::line : status::end;
 }
 
 void for_each_item(const std::vector<std::string>& args,

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -60,6 +61,15 @@ class line_reader {
 
   /// Whether next() can return without waiting for more input.
   [[nodiscard]] bool ready();
+
+  /// What next_until found.
+  enum class status { line, end, deadline };
+  /// next(), but gives up at `deadline`: returns status::deadline when no
+  /// whole line is buffered and either the deadline has passed or no input
+  /// arrives before it (so a caller can do timed work, such as a
+  /// checkpoint, while its producer pauses). The deadline is looked at only
+  /// when the buffer runs dry, so a steady stream costs no clock reads.
+  status next_until(std::string& line, std::chrono::steady_clock::time_point deadline);
 
  private:
   bool fill();  // reads more into buffer_; false at end of input

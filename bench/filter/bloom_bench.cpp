@@ -52,6 +52,10 @@
 #include "ringbloom/filter/detail/simd.hpp"
 #include "ringbloom/hash.hpp"
 
+#ifdef RINGBLOOM_HAVE_BOOST_BLOOM
+#include "filter/boost_bloom_peer.hpp"
+#endif
+
 #ifdef RINGBLOOM_HAVE_LIBBLOOM
 #include <bloom.h>
 #endif
@@ -99,6 +103,7 @@ class key_set {
     }
   }
   [[nodiscard]] std::size_t size() const { return n_; }
+  [[nodiscard]] const char* data() const { return bytes_.data(); }
   [[nodiscard]] std::string_view operator[](std::size_t i) const {
     return {bytes_.data() + i * key_bytes, key_bytes};
   }
@@ -232,6 +237,38 @@ struct filter_api<blocked_batched> : filter_api<blocked_one> {
   }
   static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
 };
+
+#ifdef RINGBLOOM_HAVE_BOOST_BLOOM
+/// Boost.Bloom fast_multiblock32<8>, K = 1, default hash, 10 bits per key
+/// (boost_bloom_peer.hpp): one call per key, and its bulk API.
+struct boost_one {};
+struct boost_bulk {};
+
+template <>
+struct filter_api<boost_one> {
+  using filter = ringbloom::bench::boost_fmb32;
+  static constexpr const char* name = "Boost.Bloom fast_multiblock32<8>";
+  static filter make(std::size_t n) {
+    return filter(static_cast<std::size_t>(bits_per_key * static_cast<double>(n)));
+  }
+  static void add_all(filter& f, const key_set& k) { f.insert_each(k.data(), k.size(), key_bytes); }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return f.count_each(k.data(), k.size(), key_bytes);
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return static_cast<double>(f.bits()) / static_cast<double>(n);
+  }
+};
+
+template <>
+struct filter_api<boost_bulk> : filter_api<boost_one> {
+  static constexpr const char* name = "Boost.Bloom fmb32<8>, bulk";
+  static void add_all(filter& f, const key_set& k) { f.insert_bulk(k.data(), k.size(), key_bytes); }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return f.count_bulk(k.data(), k.size(), key_bytes);
+  }
+};
+#endif
 
 #ifdef RINGBLOOM_HAVE_LIBBLOOM
 /// libbloom owns a malloc'ed bit array; this frees it.
@@ -515,6 +552,10 @@ int run_table(int argc, char** argv) {
     auto batched = measure<blocked_batched>(n, members, positives, negatives, reps);
     batched.name += fmt::format(" (k={})", blocked_k(n));
     print_row(batched);
+#ifdef RINGBLOOM_HAVE_BOOST_BLOOM
+    print_row(measure<boost_one>(n, members, positives, negatives, reps));
+    print_row(measure<boost_bulk>(n, members, positives, negatives, reps));
+#endif
     if (n <= set_max) {
       print_row(measure<exact_set>(n, members, positives, negatives, 1));
     } else {
@@ -523,6 +564,11 @@ int run_table(int argc, char** argv) {
     }
     hash_share_and_simd_paths(n, members, negatives);
   }
+#ifndef RINGBLOOM_HAVE_BOOST_BLOOM
+  fmt::print(
+      "Boost.Bloom is not built in (configure with -DRINGBLOOM_BOOST_BLOOM_INCLUDE=<boost include "
+      "dir>, Boost 1.90 or later)\n");
+#endif
 #ifndef RINGBLOOM_HAVE_LIBBLOOM
   fmt::print("libbloom was not found at configure time (apt install libbloom-dev)\n");
 #endif

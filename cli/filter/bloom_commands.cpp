@@ -1,7 +1,9 @@
 // `ringbloom bloom ...`: Bloom filter files from the command line.
 //
 //   create FILE (--capacity N --fpr P | --bits M --hashes K) [--kind K] [--hash H] [--seed S]
-//   add    FILE [ITEM...]            items from the arguments or stdin, in locked batches
+//   add    FILE [ITEM...]            items from the arguments or stdin, in checkpoints
+//                                    (io/checkpoint.hpp: a private delta folded in
+//                                    under the lock every second or 4M lines)
 //   check  FILE [ITEM...] [--explain] item<TAB>maybe|no; exit 1 when any is absent
 //                                    (stdin answered in batches of 1024 lines, or line by
 //                                    line on a terminal)
@@ -16,6 +18,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -43,10 +46,8 @@ namespace fs = std::filesystem;
 // Ordered, so that output reads in a sensible order ("key" before "present").
 using json = nlohmann::ordered_json;
 
-/// Lines of standard input applied per locked update by `add`: large enough
-/// that the file is rewritten rarely, small enough that memory stays bounded
-/// (64k short lines are a few MB) and that concurrent adders take turns.
-constexpr std::size_t add_batch_size = 65536;
+/// Items durable before `add` shows a progress line on a terminal.
+constexpr std::uint64_t progress_threshold = 65536;
 
 /// Lines of standard input `check` answers at a time when stdin is not a
 /// terminal: enough for the batch lookup to overlap its memory misses, few
@@ -59,18 +60,6 @@ constexpr std::size_t check_batch_size = 1024;
 constexpr std::uint64_t remove_stdin_limit = std::uint64_t{64} << 20;
 
 // --- batch paths ------------------------------------------------------------------
-
-/// Adds `items` through the filter's batch path where it has one (blocked
-/// and classic filters), one at a time otherwise.
-void add_all(any_filter& filter, std::span<const std::string> items) {
-  if (auto* blocked = filter.get_if<blocked_bloom_filter>()) {
-    blocked->add_many(items);
-  } else if (auto* classic = filter.get_if<bloom_filter>()) {
-    classic->add_many(items);
-  } else {
-    for (const auto& item : items) filter.add(item);
-  }
-}
 
 /// out[i] = filter.may_contain(items[i]), through the batch path where the
 /// filter has one. Precondition: out.size() >= items.size().
@@ -308,46 +297,75 @@ void add_create(CLI::App& bloom) {
 struct add_options {
   std::string file;
   std::vector<std::string> items;
+  double checkpoint_seconds = 1.0;
+  std::uint64_t checkpoint_items = io::checkpoint_policy{}.max_items;
   bool json = false;
 };
 
+io::checkpoint_policy add_policy(const add_options& o) {
+  if (!(o.checkpoint_seconds > 0) || o.checkpoint_seconds > 86400) {
+    throw usage_error(
+        fmt::format("--checkpoint-seconds must be above 0 and at most 86400, but is {}; give for "
+                    "example 1 (an item is durable within about that long)",
+                    o.checkpoint_seconds));
+  }
+  if (o.checkpoint_items == 0) {
+    throw usage_error("--checkpoint-items must be at least 1; give for example 4194304");
+  }
+  io::checkpoint_policy policy;
+  policy.interval = std::max(std::chrono::milliseconds{1},
+                             std::chrono::milliseconds{std::llround(o.checkpoint_seconds * 1000)});
+  policy.max_items = o.checkpoint_items;
+  return policy;
+}
+
 void run_add(const add_options& o) {
-  std::uint64_t added = 0;
   std::uint64_t items_now = 0;
-  const auto apply = [&](const std::vector<std::string>& batch) {
-    update_filter_file(o.file, [&](any_filter& filter) {
-      add_all(filter, batch);
-      items_now = filter.items_added();
-    });
-    added += batch.size();
-  };
+  auto stream = add_filter_stream(o.file, add_policy(o), &items_now);
 
   if (!o.items.empty()) {
-    apply(o.items);
+    for (const auto& item : o.items) stream.add(item);
+    stream.checkpoint();  // one locked update: all the arguments or none
   } else {
-    // Streamed: one locked load-add-save per batch, so memory stays bounded
-    // and other processes adding to the same file get their turn between
-    // batches without losing anything.
+    // Streamed: the lines wait in a private delta and are folded into the
+    // file under its lock at each checkpoint (every --checkpoint-seconds
+    // after the oldest waiting line, or every --checkpoint-items lines), also
+    // while the producer pauses. Between checkpoints nothing is locked.
+    // On a terminal, a progress line per checkpoint once the input is large.
     const bool progress = stderr_is_terminal();
     bool progress_shown = false;
-    line_reader in;
-    std::vector<std::string> batch;
-    batch.reserve(add_batch_size);
-    while (read_batch(in, batch, add_batch_size, batch_fill::full)) {
-      apply(batch);
-      if (progress && added >= add_batch_size) {
-        fmt::print(stderr, "\r{} items added", added);
+    const auto checkpoint = [&] {
+      stream.checkpoint();
+      if (progress && stream.stats().durable_items >= progress_threshold) {
+        fmt::print(stderr, "\r{} items added", stream.stats().durable_items);
         std::fflush(stderr);
         progress_shown = true;
       }
+    };
+    line_reader in;
+    std::string line;
+    constexpr auto never = std::chrono::steady_clock::time_point::max();
+    auto deadline = never;  // stream.deadline(), updated when it changes
+    for (;;) {
+      const line_reader::status status = in.next_until(line, deadline);
+      if (status == line_reader::status::end) break;
+      if (status == line_reader::status::line) {
+        stream.add(line);
+        if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
+        if (!stream.full()) continue;
+      }
+      checkpoint();
+      deadline = never;
     }
+    checkpoint();
     if (progress_shown) fmt::print(stderr, "\n");
-    if (added == 0) {
+    if (stream.stats().durable_items == 0) {
       // Still prove the file is a valid filter (and report its count).
       items_now = open_filter_mapped(o.file).items_added();
     }
   }
 
+  const std::uint64_t added = stream.stats().durable_items;
   if (o.json) {
     print_doc(json{{"file", o.file}, {"added", added}, {"items", items_now}});
     return;
@@ -361,10 +379,16 @@ void add_add(CLI::App& bloom) {
   auto* cmd = bloom.add_subcommand("add", "Add items (arguments, or one per line from stdin)");
   cmd->add_option("file", o->file, "The filter file to update")->required();
   cmd->add_option("items", o->items, "Items to add; when none are given, read stdin");
+  cmd->add_option("--checkpoint-seconds", o->checkpoint_seconds,
+                  "Streamed lines are made durable at most this long after they arrive "
+                  "(default 1)");
+  cmd->add_option("--checkpoint-items", o->checkpoint_items,
+                  "... or once this many lines wait (default 4194304)");
   cmd->add_flag("--json", o->json, "Print the count as JSON");
   set_example(*cmd,
               "ringbloom bloom add seen.rbf anna bora\n"
-              "  cut -f1 users.tsv | ringbloom bloom add seen.rbf");
+              "  tail -f access.log | cut -d' ' -f1 | ringbloom bloom add seen.rbf "
+              "--checkpoint-seconds 5");
   cmd->callback([o] { with_io_advice(read_advice, [&] { run_add(*o); }); });
 }
 
@@ -465,9 +489,19 @@ void run_check(const check_options& o, context& ctx) {
     // yet, and is answered and flushed at once: a co-process never stalls.
     const std::size_t batch_size = check_batch_size;
     const auto out = std::make_unique<bool[]>(batch_size);
+    std::string text;  // the plain answers of a batch, written with one call
     const auto run = [&](std::span<const std::string> items) {
       may_contain_all(filter, items, {out.get(), items.size()});
-      for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
+      if (o.json) {
+        for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
+        return;
+      }
+      text.clear();
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        any_absent = any_absent || !out[i];
+        text.append(items[i]).append(out[i] ? "\tmaybe\n" : "\tno\n");
+      }
+      std::fwrite(text.data(), 1, text.size(), stdout);
     };
     if (!o.items.empty()) {
       require_single_line(o.items);

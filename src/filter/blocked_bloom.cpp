@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "bloom_internal.hpp"
+#include "item_hash.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/detail/bloom_hashing.hpp"
 
@@ -44,14 +45,33 @@ blocked_bloom_filter blocked_bloom_filter::for_capacity(std::uint64_t capacity, 
 }
 
 hash128 blocked_bloom_filter::hash_item(std::string_view item) const noexcept {
-  return detail::blocked_item_hash(hash_, seed_, item);
+  return detail::inline_blocked_item_hash(hash_, seed_, item);
+}
+
+hash128 blocked_bloom_filter::hash_key(std::uint64_t key) noexcept {
+  // Each half: x * C folded (high 64 bits of the 128-bit product XOR the
+  // low 64), twice, as in wyhash's "mum" mix. The constants are odd and come
+  // from well-known sources: 2^64 / golden ratio (0x9e37...), and splitmix64's
+  // two multipliers (Steele, Lea, Flood 2014). A fold of a full 128-bit
+  // product makes every input bit reach every output bit; the FPR test in
+  // tests/filter/blocked_bloom_test.cpp checks consecutive keys.
+  const auto mum = [](std::uint64_t a, std::uint64_t b) {
+    const detail::uint128 r = static_cast<detail::uint128>(a) * b;
+    return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+  };
+  const std::uint64_t a = mum(key ^ 0x9e3779b97f4a7c15ULL, 0xbf58476d1ce4e5b9ULL);
+  return {mum(a, 0x94d049bb133111ebULL), mum(a ^ 0x9e3779b97f4a7c15ULL, 0xbf58476d1ce4e5b9ULL)};
+}
+
+bool blocked_bloom_filter::may_contain(std::string_view item) const noexcept {
+  return may_contain_hash(detail::inline_blocked_item_hash(hash_, seed_, item));
 }
 
 std::uint64_t blocked_bloom_filter::block_of(const hash128& h) const noexcept {
   return detail::fastrange64(h.low, blocks());
 }
 
-void blocked_bloom_filter::add_hash(const hash128& h) {
+void blocked_bloom_filter::add_hash(hash128 h) {
   kernels_->add(words_.mutable_data() + block_of(h) * block_words, h.high, hashes_);
   ++items_;
 }
@@ -68,7 +88,9 @@ void blocked_bloom_filter::add_concurrent(std::string_view item) {
   std::atomic_ref<std::uint64_t>(items_).fetch_add(1, std::memory_order_relaxed);
 }
 
-bool blocked_bloom_filter::may_contain_hash(const hash128& h) const noexcept {
+bool blocked_bloom_filter::may_contain_hash(hash128 h) const noexcept {
+  // One indirect call to the path's kernel: measured faster than an inlined
+  // scalar test (docs/performance.md, issue 16).
   return kernels_->test(words_.data() + block_of(h) * block_words, h.high, hashes_);
 }
 

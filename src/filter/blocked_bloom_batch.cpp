@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "bloom_internal.hpp"
+#include "item_hash.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/detail/bloom_hashing.hpp"
 #include "ringbloom/filter/detail/simd.hpp"
@@ -66,7 +67,8 @@ void hash_chunk(const blocked_bloom_filter& f, const std::uint64_t* words,
                 bool write) {
   const std::uint64_t blocks = f.blocks();
   for (std::size_t i = 0; i < count; ++i) {
-    hashes[i] = f.hash_item(std::string_view(items[first + i]));
+    hashes[i] =
+        detail::inline_blocked_item_hash(f.hash(), f.seed(), std::string_view(items[first + i]));
     const std::uint64_t* block = words + detail::fastrange64(hashes[i].low, blocks) * 8;
     if (write) {
       __builtin_prefetch(block, 1);

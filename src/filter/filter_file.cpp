@@ -7,15 +7,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include "bloom_internal.hpp"
 #include "ringbloom/error.hpp"
+#include "ringbloom/filter/detail/bloom_hashing.hpp"
 #include "ringbloom/io/file_io.hpp"
 
 namespace ringbloom {
@@ -64,6 +68,16 @@ bool any_filter::read_only() const noexcept {
 
 void any_filter::add(std::string_view item) {
   std::visit([item](auto& f) { f.add(item); }, filter_);
+}
+
+void any_filter::add_many(std::span<const std::string_view> items) {
+  if (auto* blocked = std::get_if<blocked_bloom_filter>(&filter_)) {
+    blocked->add_many(items);
+  } else if (auto* classic = std::get_if<bloom_filter>(&filter_)) {
+    classic->add_many(items);
+  } else {
+    for (const std::string_view item : items) add(item);
+  }
 }
 
 bool any_filter::may_contain(std::string_view item) const {
@@ -585,6 +599,94 @@ void update_filter_file(const std::filesystem::path& path,
     fn(f);
     return serialize_filter(f);
   });
+}
+
+// --- adding to a file's bytes (the checkpoint fold) ------------------------------
+
+namespace {
+
+// Sets the bits of `items` in the words of a validated classic or blocked
+// filter that live inside `file` at `words`. The positions are the format's
+// (blocked_bloom.hpp, bloom.hpp), computed by the same detail functions the
+// filters use; tests/filter/filter_stream_test.cpp checks the result against
+// load, add, serialize byte for byte.
+void set_blocked_bits(std::uint64_t* words, const blocked_bloom_filter& f,
+                      std::span<const std::string_view> items) {
+  // Hash a chunk and prefetch its blocks, then OR the masks in: the blocks
+  // of a large filter arrive in parallel instead of one miss at a time.
+  constexpr std::size_t chunk = 16;
+  std::array<hash128, chunk> hashes{};
+  std::array<std::uint64_t*, chunk> blocks{};
+  for (std::size_t at = 0; at < items.size(); at += chunk) {
+    const std::size_t n = std::min(chunk, items.size() - at);
+    for (std::size_t i = 0; i < n; ++i) {
+      hashes[i] = f.hash_item(items[at + i]);
+      blocks[i] = words + f.block_of(hashes[i]) * blocked_bloom_filter::block_words;
+      __builtin_prefetch(blocks[i], 1);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto mask = detail::block_mask(hashes[i].high, f.hashes());
+      for (std::size_t w = 0; w < mask.size(); ++w) blocks[i][w] |= mask[w];
+    }
+  }
+}
+
+void set_classic_bits(std::uint64_t* words, const bloom_filter& f,
+                      std::span<const std::string_view> items) {
+  for (const std::string_view item : items) {
+    detail::classic_positions(f.hash(), f.seed(), f.bits(), f.hashes(), item,
+                              [words](std::uint64_t p) {
+                                words[p >> 6] |= std::uint64_t{1} << (p & 63);
+                                return true;
+                              });
+  }
+}
+
+}  // namespace
+
+void add_to_filter_bytes(std::string& file, std::span<const std::string_view> items) {
+  // Parsed as a view (any non-null keepalive): every check, no copy.
+  const auto no_owner = std::make_shared<const int>(0);
+  const any_filter view = parse(file, no_owner);
+  const bool in_place =
+      std::endian::native == std::endian::little &&
+      (view.kind() == filter_kind::blocked || view.kind() == filter_kind::classic);
+  if (!in_place) {
+    any_filter f = parse(file, nullptr);
+    f.add_many(items);
+    file = serialize_filter(f);
+    return;
+  }
+  auto* p = reinterpret_cast<unsigned char*>(file.data());
+  const std::uint64_t payload = align_up(header_bytes + layer_entry_bytes);
+  // The words are 8-byte aligned: `file` comes from the allocator (16-byte
+  // aligned) and the payload offset is a multiple of 64.
+  auto* words = reinterpret_cast<std::uint64_t*>(p + payload);
+  if (const auto* blocked = view.get_if<blocked_bloom_filter>()) {
+    set_blocked_bits(words, *blocked, items);
+  } else {
+    set_classic_bits(words, *view.get_if<bloom_filter>(), items);
+  }
+  const std::uint64_t items_now = detail::saturating_add(view.items_added(), items.size());
+  store_le<std::uint64_t>(p + off_items, items_now);
+  store_le<std::uint64_t>(p + header_bytes + le_items, items_now);
+  const std::size_t body = file.size() - checksum_bytes;
+  store_le<std::uint64_t>(p + body, xxh3_64(std::string_view(file.data(), body), 0));
+}
+
+io::checkpointed_stream add_filter_stream(const std::filesystem::path& path,
+                                          io::checkpoint_policy policy,
+                                          std::uint64_t* items_in_file) {
+  return io::checkpointed_stream(
+      path,
+      [path, items_in_file](std::string& file, std::span<const std::string_view> items) {
+        with_path(path, [&] { add_to_filter_bytes(file, items); });
+        if (items_in_file != nullptr) {
+          *items_in_file = load_le<std::uint64_t>(
+              reinterpret_cast<const unsigned char*>(file.data()) + off_items);
+        }
+      },
+      policy);
 }
 
 }  // namespace ringbloom

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -98,27 +99,34 @@ void wait_for_pipe(int fd, const std::filesystem::path& path, std::chrono::milli
   }
 }
 
-// Reads `fd` to its end, refusing more than `cap` bytes. A pipe is polled
-// first so that a silent writer cannot hold the read forever.
-std::string read_all(int fd, const std::filesystem::path& path, const read_cap& cap, bool pipe,
-                     std::chrono::milliseconds wait) {
-  std::string out;
-  char buffer[1 << 16];
+// Reads `fd` to its end into `out` (replacing its content), refusing more
+// than `cap` bytes. `expected` (the size fstat saw, when known) is made room
+// for at once, so a large file is read with one copy, from the page cache
+// into the buffer, and a buffer kept between calls is not allocated again.
+// A pipe is polled first so that a silent writer cannot hold the read
+// forever.
+void read_all_into(int fd, const std::filesystem::path& path, const read_cap& cap, bool pipe,
+                   std::chrono::milliseconds wait, std::size_t expected, std::string& out) {
+  const auto most = static_cast<std::size_t>(std::min<std::uint64_t>(cap.bytes, SIZE_MAX - 1));
+  out.resize(std::min(expected + (std::size_t{1} << 16), most + 1));
+  std::size_t size = 0;
   for (;;) {
     if (pipe) wait_for_pipe(fd, path, wait);
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (size == out.size()) out.resize(std::min(2 * out.size(), most + 1));
+    const ssize_t n = ::read(fd, out.data() + size, out.size() - size);
     if (n < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
       throw_io("cannot read", path);
     }
-    if (n == 0) return out;
-    if (out.size() + static_cast<std::uint64_t>(n) > cap.bytes) {
+    if (n == 0) break;
+    size += static_cast<std::size_t>(n);
+    if (size > most) {
       throw io_error(fmt::format("'{}' holds more than {}, {}; give a smaller input{}",
                                  path.string(), format_bytes(cap.bytes), cap.words,
                                  pipe ? ", or write it to a regular file first" : ""));
     }
-    out.append(buffer, static_cast<std::size_t>(n));
   }
+  out.resize(size);
 }
 
 // Refuses a regular file when `copies` copies of it exceed the cap, before
@@ -175,7 +183,10 @@ std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes
   if (const char* why = refusal_for(st.st_mode)) refuse_kind(path, why);  // replaced meanwhile
   const read_cap cap = cap_for(max_bytes, pipe);
   if (!pipe) check_size(path, static_cast<std::uint64_t>(st.st_size), cap);
-  return read_all(fd.get(), path, cap, pipe, wait);
+  std::string out;
+  read_all_into(fd.get(), path, cap, pipe, wait, pipe ? 0 : static_cast<std::size_t>(st.st_size),
+                out);
+  return out;
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
@@ -208,6 +219,17 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 
 void update_file_locked(const std::filesystem::path& path,
                         const std::function<std::string(const std::string& current)>& transform) {
+  edit_file_locked(path, [&](std::string& content) { content = transform(content); });
+}
+
+void edit_file_locked(const std::filesystem::path& path,
+                      const std::function<void(std::string& content)>& edit) {
+  std::string buffer;
+  edit_file_locked(path, edit, buffer);
+}
+
+void edit_file_locked(const std::filesystem::path& path,
+                      const std::function<void(std::string& content)>& edit, std::string& buffer) {
   for (;;) {
     // Only a regular file can be updated in place (see write_file_atomic).
     const mode_t mode = mode_of(path, "cannot open");
@@ -235,8 +257,10 @@ void update_file_locked(const std::filesystem::path& path,
     // The old bytes and the new ones are held at once.
     const read_cap cap = cap_for(no_size_limit, false);
     check_size(path, static_cast<std::uint64_t>(held.st_size), cap, 2);
-    const std::string next = transform(read_all(fd.get(), path, cap, false, pipe_wait));
-    write_file_atomic(path, next);
+    read_all_into(fd.get(), path, cap, false, pipe_wait, static_cast<std::size_t>(held.st_size),
+                  buffer);
+    edit(buffer);
+    write_file_atomic(path, buffer);
     return;  // closing the descriptor releases the lock
   }
 }

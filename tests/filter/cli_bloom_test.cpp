@@ -530,8 +530,8 @@ TEST(CliBloomAdd, ProgressLineOnlyOnATerminalForLargeInput) {
   temp_dir dir;
   const std::string file = dir.file("f.rbf");
   expect_exit(0, {"create", file, "--capacity", "200000", "--fpr", "0.01"});
-  const auto [big_exit, big_err] =
-      run_with_terminal_stderr({"bloom", "add", file}, numbered("user:", 0, 150000));
+  const auto [big_exit, big_err] = run_with_terminal_stderr(
+      {"bloom", "add", file, "--checkpoint-items", "65536"}, numbered("user:", 0, 150000));
   if (big_exit == -1 && big_err == "openpty failed") GTEST_SKIP() << "no pseudo-terminals here";
   EXPECT_EQ(big_exit, 0) << big_err;
   EXPECT_THAT(big_err, HasSubstr("\r65536 items added"));

@@ -20,6 +20,11 @@
 //   - update_filter_file serialises concurrent updaters of one file, in this
 //     process or others (flock), so two processes adding at once both take
 //     effect.
+//   - add_filter_stream streams items into a file in checkpoints
+//     (io/checkpoint.hpp): the items wait in a private delta and are folded
+//     in under the lock at most every second (configurable), so a long
+//     stream costs per item, not per batch times the file's size; an item is
+//     durable once the checkpoint holding it returns.
 //   - open_filter_mapped does not copy the words: lookups read the page
 //     cache. Opening still reads the whole file once to verify the checksum
 //     (XXH3 runs at memory speed, some GB/s; a 1 GiB filter costs well under a
@@ -41,6 +46,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,6 +58,7 @@
 #include "ringbloom/filter/counting_bloom.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/io/checkpoint.hpp"
 
 namespace ringbloom {
 
@@ -91,6 +98,9 @@ class any_filter {
   [[nodiscard]] bool read_only() const noexcept;
 
   void add(std::string_view item);
+  /// add() for each item in order, through the batch path of the blocked and
+  /// classic kinds (hash a chunk, prefetch, then set).
+  void add_many(std::span<const std::string_view> items);
   [[nodiscard]] bool may_contain(std::string_view item) const;
   /// Counting filters only; other kinds throw std::invalid_argument
   /// ("remove needs a counting filter; ...").
@@ -159,5 +169,22 @@ void save_filter(const std::filesystem::path& path, const any_filter& filter);
 /// the file does not exist), data_error.
 void update_filter_file(const std::filesystem::path& path,
                         const std::function<void(any_filter&)>& fn);
+
+/// Adds `items` to a filter file's bytes: afterwards `file` equals
+/// serialize_filter of deserialize_filter(file) with the items added in
+/// order. The bytes are validated first exactly as deserialize_filter does
+/// (data_error, `file` unchanged). Classic and blocked filters are changed
+/// in place (their bits, item counts and checksum), without a copy of the
+/// words; counting and scalable filters are decoded and re-encoded.
+void add_to_filter_bytes(std::string& file, std::span<const std::string_view> items);
+
+/// A checkpointed stream of additions to the filter file `path`
+/// (io/checkpoint.hpp): add() items, checkpoint() when due() and at the end.
+/// Each checkpoint is add_to_filter_bytes under the file's lock. When
+/// `items_in_file` is given, each checkpoint stores there the file's item
+/// count right after it (it must outlive the stream).
+[[nodiscard]] io::checkpointed_stream add_filter_stream(const std::filesystem::path& path,
+                                                        io::checkpoint_policy policy = {},
+                                                        std::uint64_t* items_in_file = nullptr);
 
 }  // namespace ringbloom

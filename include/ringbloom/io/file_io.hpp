@@ -76,4 +76,18 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 void update_file_locked(const std::filesystem::path& path,
                         const std::function<std::string(const std::string& current)>& transform);
 
+/// update_file_locked for large files: `edit` changes the content it is
+/// given in place (or assigns new bytes to it), and that buffer is written,
+/// so a file is not copied on its way through. Same locking, errors and
+/// guarantees. Used by checkpointed_stream (io/checkpoint.hpp).
+void edit_file_locked(const std::filesystem::path& path,
+                      const std::function<void(std::string& content)>& edit);
+
+/// edit_file_locked reading into `buffer` (its old content is replaced; it
+/// holds the new content afterwards): a caller that edits a large file
+/// repeatedly keeps one buffer and does not pay for allocating and faulting
+/// in a fresh one each time.
+void edit_file_locked(const std::filesystem::path& path,
+                      const std::function<void(std::string& content)>& edit, std::string& buffer);
+
 }  // namespace ringbloom::io

@@ -1,0 +1,173 @@
+// fuse_bench: ringbloom's binary fuse 8 filter against fastfilter_cpp's
+// (Graf and Lemire's reference C++), on the same 64-bit keys: build time per
+// key, lookups one at a time (members and strangers), bits per key and the
+// measured false-positive rate. CPU time of this thread, best of 3.
+//
+//   cmake --preset bench [-DRINGBLOOM_FASTFILTER_INCLUDE=/path/to/fastfilter_cpp/src]
+//   cmake --build build/bench --target fuse_bench -j2
+//   build/bench/bench/fuse_bench [--keys 1M,10M]
+//
+// fastfilter_cpp is a peer only when a developer points at a checkout of its
+// src/ (with benchmarks/timing.h copied next to it); nothing here fetches it.
+// Keys are integers because that is fastfilter_cpp's item type: both filters
+// get the same 64-bit values and mix them with one multiply-xorshift
+// finaliser (ringbloom: build_from_hashes / may_contain_hash).
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+#include <time.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringbloom/filter/fuse_filter.hpp"
+
+#ifdef RINGBLOOM_HAVE_FASTFILTER
+#include "xorfilter/3wise_xor_binary_fuse_filter_lowmem.h"
+#endif
+
+namespace {
+
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// splitmix64 (Steele, Lea, Flood 2014); members have the top bit clear,
+/// strangers set, so no stranger is a member.
+std::vector<std::uint64_t> make_keys(std::size_t n, std::uint64_t seed, bool strangers) {
+  std::vector<std::uint64_t> out(n);
+  for (auto& k : out) {
+    std::uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    k = strangers ? (z | (1ULL << 63)) : (z & ~(1ULL << 63));
+  }
+  return out;
+}
+
+struct result {
+  double build_ns = 1e300, positive_ns = 1e300, negative_ns = 1e300, bits = 0, fpr = 0;
+};
+
+std::uint64_t checksum = 0;
+
+template <class Build, class Contains>
+result measure(const std::vector<std::uint64_t>& members,
+               const std::vector<std::uint64_t>& strangers, Build&& build, Contains&& contains) {
+  result r;
+  for (int rep = 0; rep < 3; ++rep) {
+    double start = cpu_now();
+    auto f = build(members, r.bits);
+    r.build_ns =
+        std::min(r.build_ns, (cpu_now() - start) * 1e9 / static_cast<double>(members.size()));
+    start = cpu_now();
+    std::size_t found = 0;
+    for (const auto k : members) {
+      const bool hit = contains(f, k);
+      benchmark::DoNotOptimize(hit);
+      found += hit ? 1 : 0;
+    }
+    r.positive_ns =
+        std::min(r.positive_ns, (cpu_now() - start) * 1e9 / static_cast<double>(members.size()));
+    if (found != members.size()) throw std::runtime_error("a false negative");
+    start = cpu_now();
+    std::size_t false_positives = 0;
+    for (const auto k : strangers) {
+      const bool hit = contains(f, k);
+      benchmark::DoNotOptimize(hit);
+      false_positives += hit ? 1 : 0;
+    }
+    r.negative_ns =
+        std::min(r.negative_ns, (cpu_now() - start) * 1e9 / static_cast<double>(strangers.size()));
+    r.fpr = static_cast<double>(false_positives) / static_cast<double>(strangers.size());
+    checksum += found + false_positives;
+  }
+  return r;
+}
+
+void print(std::size_t n, std::string_view name, const result& r) {
+  fmt::print("| {:>4}M | {:<34} | {:>8.2f} | {:>8.1f} | {:>7.1f} | {:>7.1f} | {:>7.3f}% |\n",
+             n / 1000000, name, r.bits, r.build_ns, r.positive_ns, r.negative_ns, 100 * r.fpr);
+  std::fflush(stdout);
+}
+
+std::vector<std::size_t> parse_keys(int argc, char** argv) {
+  std::vector<std::size_t> sizes = {1000000, 10000000};
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string_view(argv[i]) != "--keys") continue;
+    sizes.clear();
+    std::string list = argv[i + 1];
+    std::size_t at = 0;
+    while (at < list.size()) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      std::string item = list.substr(at, comma - at);
+      std::size_t mult = 1;
+      if (!item.empty() && (item.back() == 'M' || item.back() == 'm')) {
+        mult = 1000000;
+        item.pop_back();
+      }
+      sizes.push_back(std::stoull(item) * mult);
+      at = comma + 1;
+    }
+  }
+  return sizes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i > 0 ? " " : "") + std::string(argv[i]);
+  fmt::print("command: {}\n\n", command);
+  fmt::print(
+      "|  keys | filter                             | bits/key | build ns | pos. ns | neg. ns | "
+      "fpr      |\n"
+      "|------:|------------------------------------|---------:|---------:|--------:|--------:|----"
+      "-----:|\n");
+  for (const std::size_t n : parse_keys(argc, argv)) {
+    const auto members = make_keys(n, 42, false);
+    const auto strangers = make_keys(std::min<std::size_t>(n, 10000000), 43, true);
+    print(n, "ringbloom fuse8",
+          measure(
+              members, strangers,
+              [](const std::vector<std::uint64_t>& keys, double& bits) {
+                auto f = ringbloom::fuse8_filter::build_from_hashes(keys);
+                bits = f.bits_per_item();
+                return f;
+              },
+              [](const ringbloom::fuse8_filter& f, std::uint64_t k) {
+                return f.may_contain_hash(k);
+              }));
+#ifdef RINGBLOOM_HAVE_FASTFILTER
+    using peer = xorbinaryfusefilter_lowmem::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>;
+    print(n, "fastfilter_cpp binary fuse 8",
+          measure(
+              members, strangers,
+              [](const std::vector<std::uint64_t>& keys, double& bits) {
+                auto f = std::make_unique<peer>(keys.size());
+                f->AddAll(keys, 0, keys.size());
+                bits =
+                    8.0 * static_cast<double>(f->SizeInBytes()) / static_cast<double>(keys.size());
+                return f;
+              },
+              [](const std::unique_ptr<peer>& f, std::uint64_t k) {
+                return f->Contain(k) == xorbinaryfusefilter_lowmem::Ok;
+              }));
+#else
+    fmt::print(
+        "fastfilter_cpp is not built in (configure with -DRINGBLOOM_FASTFILTER_INCLUDE=<its src "
+        "dir>)\n");
+#endif
+  }
+  fmt::print("\nchecksum {}\n", checksum);
+  return 0;
+}

@@ -1,0 +1,214 @@
+// Binary fuse filters (see ringbloom/filter/fuse_filter.hpp).
+//
+// Construction is the paper's peeling (Graf and Lemire 2022, section 4;
+// the same idea as xor filters, Graf and Lemire 2020): every slot counts the
+// keys that hash to it and keeps the XOR of their hashes; a slot with one key
+// identifies that key, which is removed from its other two slots and pushed
+// on a stack; when every key is on the stack, fingerprints are assigned in
+// reverse order, each key's free slot chosen so that its three slots XOR to
+// its fingerprint. Each slot's count lives in the top 6 bits of a byte and the
+// XOR of the slot indexes (0, 1, 2) of its keys in the low 2 bits, so the
+// last key of a slot also says which of its three slots this is.
+#include "ringbloom/filter/fuse_filter.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "ringbloom/hash.hpp"
+
+namespace ringbloom {
+namespace {
+
+/// MurmurHash3's 64-bit finaliser (Appleby), for the sequence of build seeds.
+std::uint64_t fmix64(std::uint64_t h) noexcept {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+/// The next build seed after a failed try: splitmix64's increment (2^64 /
+/// golden ratio), mixed.
+std::uint64_t next_seed(std::uint64_t seed) noexcept {
+  return fmix64(seed + 0x9e3779b97f4a7c15ULL);
+}
+
+constexpr int max_tries = 1000;
+
+}  // namespace
+
+template <class Fingerprint>
+std::uint64_t binary_fuse_filter<Fingerprint>::item_hash(std::string_view item) const noexcept {
+  return xxh3_64(item, seed_);
+}
+
+template <class Fingerprint>
+void binary_fuse_filter<Fingerprint>::size_for(std::uint64_t n) {
+  // The paper's sizing for arity 3 (section 5, and its reference code):
+  // segment length 2^floor(ln n / ln 3.33 + 2.25), at most 2^18; about
+  // 1.125 n slots for large n, relatively more for small n.
+  const double dn = static_cast<double>(n);
+  const int exponent =
+      n == 0 ? 2 : static_cast<int>(std::floor(std::log(dn) / std::log(3.33) + 2.25));
+  segment_length_ = std::uint32_t{1} << std::clamp(exponent, 2, 18);
+  segment_mask_ = segment_length_ - 1;
+  const double factor = n <= 1 ? 0.0 : std::max(1.125, 0.875 + 0.25 * std::log(1e6) / std::log(dn));
+  const auto capacity = static_cast<std::int64_t>(std::llround(dn * factor));
+  const std::int64_t length = segment_length_;
+  std::int64_t segments = (capacity + length - 1) / length - 2;
+  segments = std::max<std::int64_t>(segments, 1);
+  segment_count_length_ = static_cast<std::uint32_t>(segments * length);
+  fingerprints_.assign(static_cast<std::size_t>((segments + 2) * length), Fingerprint{0});
+}
+
+template <class Fingerprint>
+void binary_fuse_filter<Fingerprint>::mixed_by_segment(std::span<const std::uint64_t> keys,
+                                                       std::vector<std::uint64_t>& out) const {
+  // The keys' mixed hashes, ordered by their top bits. h0 grows with h
+  // (multiply-shift), so this order visits the slots' counters front to
+  // back: the counting pass then touches a few cache lines at a time instead
+  // of three random ones per key (the paper's section 5 does the same). One
+  // counting sort by the top `bits` bits, about one bucket per segment, that
+  // mixes each key twice rather than holding a second array; the order
+  // within a bucket does not matter.
+  out.resize(keys.size());
+  const std::uint64_t segments = segment_count_length_ / segment_length_;
+  int bits = 0;
+  while (bits < 20 && (std::uint64_t{1} << (bits + 1)) <= segments) ++bits;
+  if (bits == 0) {
+    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = mixed(keys[i]);
+    return;
+  }
+  const int shift = 64 - bits;
+  std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
+  for (const std::uint64_t key : keys) ++start[(mixed(key) >> shift) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  for (const std::uint64_t key : keys) {
+    const std::uint64_t h = mixed(key);
+    out[start[h >> shift]++] = h;
+  }
+}
+
+template <class Fingerprint>
+bool binary_fuse_filter<Fingerprint>::try_build(std::span<const std::uint64_t> keys) {
+  const std::size_t size = fingerprints_.size();
+  std::vector<std::uint8_t> count(size, 0);  // keys << 2 | XOR of their slot indexes
+  std::vector<std::uint64_t> xor_hash(size, 0);
+  std::vector<std::uint64_t> hashes;
+  mixed_by_segment(keys, hashes);
+  for (const std::uint64_t h : hashes) {
+    const slots3 s = slots_of(h);
+    const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
+    for (std::uint8_t j = 0; j < 3; ++j) {
+      if (count[at[j]] >= 252) return false;  // 63 keys in one slot: try another seed
+      count[at[j]] = static_cast<std::uint8_t>((count[at[j]] + 4) ^ j);
+      xor_hash[at[j]] ^= h;
+    }
+  }
+  std::vector<std::uint32_t> alone;
+  for (std::uint32_t i = 0; i < size; ++i) {
+    if ((count[i] >> 2) == 1) alone.push_back(i);
+  }
+  // The peeled keys' mixed hashes, in the storage of `hashes` (no longer
+  // needed), and which of their slots each was peeled from.
+  std::vector<std::uint64_t> order;
+  order.swap(hashes);
+  order.clear();
+  std::vector<std::uint8_t> which;
+  which.reserve(keys.size());
+  while (!alone.empty()) {
+    const std::uint32_t i = alone.back();
+    alone.pop_back();
+    if ((count[i] >> 2) != 1) continue;  // emptied since it was queued
+    const std::uint64_t h = xor_hash[i];
+    const auto found = static_cast<std::uint8_t>(count[i] & 3);
+    order.push_back(h);
+    which.push_back(found);
+    const slots3 s = slots_of(h);
+    const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
+    for (std::uint8_t j = 0; j < 3; ++j) {
+      const std::uint32_t slot = at[j];
+      count[slot] = static_cast<std::uint8_t>((count[slot] - 4) ^ j);
+      xor_hash[slot] ^= h;
+      if (j != found && (count[slot] >> 2) == 1) alone.push_back(slot);
+    }
+  }
+  if (order.size() != keys.size()) return false;
+  for (std::size_t k = order.size(); k-- > 0;) {
+    const std::uint64_t h = order[k];
+    const slots3 s = slots_of(h);
+    const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
+    const std::uint32_t free_slot = at[which[k]];
+    fingerprints_[free_slot] = 0;
+    fingerprints_[free_slot] = static_cast<Fingerprint>(
+        fingerprint_of(h) ^ fingerprints_[at[0]] ^ fingerprints_[at[1]] ^ fingerprints_[at[2]]);
+  }
+  return true;
+}
+
+template <class Fingerprint>
+binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build_from_hashes(
+    std::span<const std::uint64_t> hashes, std::uint64_t seed) {
+  if (hashes.size() > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error(
+        "a fuse filter holds at most 2^32 items; split the key set into several filters");
+  }
+  std::span<const std::uint64_t> keys = hashes;
+  std::vector<std::uint64_t> unique;  // filled only after a failed try
+  binary_fuse_filter f;
+  f.seed_ = seed;
+  f.items_ = keys.size();
+  f.size_for(keys.size());
+  f.build_seed_ = next_seed(seed);
+  for (int attempt = 0; attempt < max_tries; ++attempt) {
+    if (f.try_build(keys)) return f;
+    if (attempt == 0) {
+      // Equal hashes cancel out in the slots' XORs and make every try fail:
+      // after a first failure, keep each hash once (sorting costs more than
+      // the build, so it is not done up front).
+      unique.assign(hashes.begin(), hashes.end());
+      std::sort(unique.begin(), unique.end());
+      unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+      keys = unique;
+      f.items_ = keys.size();
+      f.size_for(keys.size());
+    }
+    std::fill(f.fingerprints_.begin(), f.fingerprints_.end(), Fingerprint{0});
+    f.build_seed_ = next_seed(f.build_seed_);
+  }
+  throw std::runtime_error("the fuse filter could not be built in " + std::to_string(max_tries) +
+                           " tries; this should not happen, please report it with the key count");
+}
+
+template <class Fingerprint>
+binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build(
+    std::span<const std::string_view> items, std::uint64_t seed) {
+  std::vector<std::uint64_t> hashes;
+  hashes.reserve(items.size());
+  for (const std::string_view item : items) hashes.push_back(xxh3_64(item, seed));
+  return build_from_hashes(hashes, seed);
+}
+
+template <class Fingerprint>
+void binary_fuse_filter<Fingerprint>::add(std::string_view /*item*/) {
+  throw std::logic_error(
+      "a fuse filter is static and cannot take a key after it is built; rebuild it from the "
+      "whole key set with build(), or use a blocked Bloom filter for a set that grows");
+}
+
+template <class Fingerprint>
+double binary_fuse_filter<Fingerprint>::bits_per_item() const noexcept {
+  if (items_ == 0) return 0;
+  return static_cast<double>(fingerprints_.size()) * fingerprint_bits / static_cast<double>(items_);
+}
+
+template class binary_fuse_filter<std::uint8_t>;
+template class binary_fuse_filter<std::uint16_t>;
+
+}  // namespace ringbloom
