@@ -1,6 +1,8 @@
 // Cuckoo filter files (include/ringbloom/filter/cuckoo.hpp, docs/format.md).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "ringbloom/error.hpp"
@@ -86,22 +88,25 @@ cuckoo_filter deserialize_cuckoo(std::string_view bytes) {
   o.expansion = io::load_le<std::uint16_t>(d + off_expansion);
   const auto count = io::load_le<std::uint32_t>(d + off_sub_filters);
   const auto capacity = io::load_le<std::uint64_t>(d + off_capacity);
-  // A first filter to learn the sizes (the constructor checks the options).
-  cuckoo_filter shape = [&] {
-    try {
-      return cuckoo_filter(capacity, o);
-    } catch (const std::invalid_argument& e) {
-      corrupt(
-          fmt::format("the cuckoo filter file records options the library refuses ({})", e.what()));
-    }
-  }();
+  // Check the options on a one-item filter (cheap), and the capacity before
+  // any allocation of its size: the sub-filters must be in the file first.
+  try {
+    (void)cuckoo_filter(1, o);
+  } catch (const std::invalid_argument& e) {
+    corrupt(
+        fmt::format("the cuckoo filter file records options the library refuses ({})", e.what()));
+  }
+  if (capacity < 1 || capacity / o.bucket_size > cuckoo_filter::max_buckets) {
+    corrupt(fmt::format("the cuckoo filter file records capacity {}, outside 1 .. 2^40 buckets",
+                        capacity));
+  }
   if (count < 1 || count > cuckoo_filter::max_sub_filters) {
     corrupt(fmt::format("the cuckoo filter file records {} sub-filters, not 1 to {}", count,
                         cuckoo_filter::max_sub_filters));
   }
   std::vector<cuckoo_filter::sub_filter> subs;
   std::uint64_t at = header_bytes;
-  std::uint64_t buckets = shape.sub_filters()[0].buckets;
+  std::uint64_t buckets = std::bit_ceil(std::max<std::uint64_t>(capacity / o.bucket_size, 1));
   for (std::uint32_t i = 0; i < count; ++i) {
     if (i > 0) {
       if (o.expansion == 0 || buckets > cuckoo_filter::max_buckets / o.expansion) {
