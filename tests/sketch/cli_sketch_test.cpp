@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"
@@ -64,6 +65,24 @@ TEST(CliCms, IncrFromArgsAndTabbedStdinQueryMerge) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("between 0 and 1"), std::string::npos) << bad.err;
   EXPECT_EQ(run_cli({"cms", "create", dir.file("y"), "--width", "10"}).exit_code, 2);
+}
+
+// Two processes counting into one file at once: the locked updates lose nothing.
+TEST(CliCms, ConcurrentIncrementsAreAllCounted) {
+  test::temp_dir dir;
+  const auto c = dir.file("c.cms");
+  ASSERT_EQ(run_cli({"cms", "create", c, "--width", "1000", "--depth", "3"}).exit_code, 0);
+  std::string lines;
+  for (int i = 0; i < 20000; ++i) lines += "k" + std::to_string(i % 50) + "\n";
+  int first = -1, second = -1;
+  std::thread a([&] { first = run_cli({"cms", "incr", c}, lines).exit_code; });
+  std::thread b([&] { second = run_cli({"cms", "incr", c}, lines).exit_code; });
+  a.join();
+  b.join();
+  ASSERT_EQ(first, 0);
+  ASSERT_EQ(second, 0);
+  const auto info = run_cli({"cms", "info", c, "--json"});
+  EXPECT_NE(info.out.find("\"total\":40000"), std::string::npos) << info.out;
 }
 
 TEST(CliTopK, AddListQuery) {
