@@ -232,28 +232,29 @@ std::size_t merkle_tree::memory_bytes() const noexcept {
 
 // --- merkle_builder --------------------------------------------------------------
 
-merkle_builder::merkle_builder(merkle_options options) : tree_(std::move(options)) {}
+merkle_builder::merkle_builder(merkle_options options) : options_(std::move(options)) {
+  check_options(options_);
+  shift_ = 64 - options_.depth;
+  leaves_.assign(std::size_t{1} << options_.depth, merkle_leaf{});
+}
 
 bool merkle_builder::add(std::string_view key, std::string_view value) {
-  const std::uint64_t position = tree_.key_position(key);
-  if (!tree_.covers(position)) return false;
-  const std::uint64_t leaf = tree_.leaf_of(position);
-  std::uint64_t& count = tree_.counts_[leaf];
-  if (count == std::numeric_limits<std::uint64_t>::max()) {
-    throw std::overflow_error(fmt::format("leaf {} already holds 2^64 - 1 rows", leaf));
+  const std::uint64_t position = hash64(options_.key_hash, key);
+  if (!options_.ranges.empty() && !ranges_contain(options_.ranges, position)) return false;
+  merkle_leaf& leaf = leaves_[position >> shift_];
+  if (leaf.rows == std::numeric_limits<std::uint64_t>::max()) {
+    throw std::overflow_error(
+        fmt::format("leaf {} already holds 2^64 - 1 rows", position >> shift_));
   }
-  ++count;
-  ++tree_.rows_;
-  hash128& sum = tree_.nodes_[tree_.leaf_count() - 1 + leaf];
-  sum = digest_add(sum, row_digest_with(buffer_, key, value));
+  ++leaf.rows;
+  leaf.sum = digest_add(leaf.sum, row_digest_with(buffer_, key, value));
   return true;
 }
 
 merkle_tree merkle_builder::finish() {
-  tree_.rehash_all();
-  merkle_tree out = std::move(tree_);
-  tree_ = merkle_tree(out.options());
-  return out;
+  std::vector<merkle_leaf> leaves(leaves_.size(), merkle_leaf{});
+  leaves.swap(leaves_);
+  return merkle_tree::from_leaves(options_, std::move(leaves));
 }
 
 // --- diff ------------------------------------------------------------------------

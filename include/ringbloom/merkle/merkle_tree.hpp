@@ -194,7 +194,6 @@ class merkle_tree {
   }
 
  private:
-  friend class merkle_builder;
   void apply(std::uint64_t leaf, hash128 plus, hash128 minus, std::int64_t delta_rows);
   void rehash_all() noexcept;
 
@@ -204,20 +203,23 @@ class merkle_tree {
   std::vector<hash128> nodes_;         // heap order: level l, index i at 2^l - 1 + i
 };
 
-/// Builds a tree from many rows fast: add() updates only the leaf (no walk
-/// up); finish() computes the inner digests once. The result equals adding
-/// each row to a merkle_tree.
+/// Builds a tree from many rows fast: add() updates only the leaf (sum and
+/// count side by side, one cache line touched per row, no walk up); finish()
+/// computes the inner digests once. The result equals adding each row to a
+/// merkle_tree.
 class merkle_builder {
  public:
   /// Throws what merkle_tree's constructor throws.
   explicit merkle_builder(merkle_options options = {});
   /// Adds a row; a key outside the ranges is ignored (returns false).
   bool add(std::string_view key, std::string_view value);
-  /// The tree; the builder is left empty.
+  /// The tree. The builder is then empty, as if just constructed.
   [[nodiscard]] merkle_tree finish();
 
  private:
-  merkle_tree tree_;
+  merkle_options options_;
+  unsigned shift_;  // 64 - depth
+  std::vector<merkle_leaf> leaves_;
   std::string buffer_;
 };
 
