@@ -55,6 +55,23 @@ json ranges_json(const std::vector<hash_range>& ranges) {
   return out;
 }
 
+// Runs a command; an io_error without advice ("cannot open 'x': No such file
+// or directory") gets `advice` appended, so that every error says what to do.
+template <class Fn>
+void with_io_advice(std::string_view advice, Fn&& fn) {
+  try {
+    fn();
+  } catch (const io_error& e) {
+    const std::string_view what = e.what();
+    if (what.find(';') != std::string_view::npos) throw;
+    throw io_error(fmt::format("{}; {}", what, advice));
+  }
+}
+
+constexpr std::string_view tree_advice =
+    "check the file names and that the directory is writable; trees are made by 'ringbloom "
+    "merkle build'";
+
 // --- build ------------------------------------------------------------------------
 
 struct build_options {
@@ -141,7 +158,7 @@ void add_build(CLI::App& merkle) {
   cmd->add_option("--replicas", o->replicas, "With --ring: copies of each key (default 1)");
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom merkle build replica-a.tsv -o a.rbm --depth 16");
-  cmd->callback([o] { run_build(*o); });
+  cmd->callback([o] { with_io_advice(tree_advice, [&] { run_build(*o); }); });
 }
 
 // --- diff -------------------------------------------------------------------------
@@ -244,7 +261,7 @@ void add_diff(CLI::App& merkle, context& ctx) {
   cmd->add_option("--rows-b", o->rows_b, "The rows file B was built from");
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom merkle diff a.rbm b.rbm --rows-a a.tsv --rows-b b.tsv");
-  cmd->callback([o, &ctx] { run_diff(*o, ctx); });
+  cmd->callback([o, &ctx] { with_io_advice(tree_advice, [&] { run_diff(*o, ctx); }); });
 }
 
 // --- info -------------------------------------------------------------------------
@@ -305,7 +322,7 @@ void add_info(CLI::App& merkle) {
   cmd->add_option("file", o->file, "The tree file")->required();
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom merkle info a.rbm --json");
-  cmd->callback([o] { run_info(*o); });
+  cmd->callback([o] { with_io_advice(tree_advice, [&] { run_info(*o); }); });
 }
 
 }  // namespace

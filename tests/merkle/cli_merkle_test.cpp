@@ -192,7 +192,9 @@ TEST(CliMerkle, BadInputExitsWithASentence) {
   const cli_result bad = merkle({"info", f.dir.file("bad.rbm")});
   EXPECT_EQ(bad.exit_code, 3) << describe(bad);
   EXPECT_THAT(bad.err, HasSubstr("not a ringbloom Merkle tree file"));
-  EXPECT_EQ(merkle({"info", f.dir.file("missing.rbm")}).exit_code, 3);
+  const cli_result missing = merkle({"info", f.dir.file("missing.rbm")});
+  EXPECT_EQ(missing.exit_code, 3) << describe(missing);
+  EXPECT_THAT(missing.err, HasSubstr("; check the file names"));
 }
 
 }  // namespace
