@@ -19,6 +19,8 @@ void add_sketch_commands(CLI::App& app, context& ctx);
 
 /// `ringbloom cuckoo ...`: cuckoo filter files (cli/filter/cuckoo_commands.cpp).
 void add_cuckoo_commands(CLI::App& app, context& ctx);
+/// `ringbloom merkle ...`: Merkle trees for anti-entropy between replicas.
+void add_merkle_commands(CLI::App& app, context& ctx);
 
 /// `ringbloom demo`: the tour of the two seed lessons.
 void add_demo_command(CLI::App& app, context& ctx);

@@ -148,6 +148,7 @@ tour_options tour_options::quick() {
   o.fill_steps = {0.5, 1.0, 2.0, 3.0};
   o.memory_items = {1000, 5000};
   o.sketches = sketch_options::quick();
+  o.merkle = merkle_tour_options::quick();
   return o;
 }
 
@@ -522,6 +523,7 @@ tour_result run_tour(const tour_options& options) {
   t.bloom.fill = measure_fill(options);
   t.bloom.memory = measure_memory(options);
   t.sketches = run_sketch_section(options.sketches);
+  t.merkle = measure_merkle(options.merkle);
   return t;
 }
 

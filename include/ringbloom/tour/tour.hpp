@@ -23,6 +23,8 @@
 //   7. sketches:   HyperLogLog's error in both directions, Count-Min never
 //                  under, Top-K recall, cuckoo against counting Bloom
 //                  (sketch_section.hpp).
+//   8. merkle:     two replicas compared through Merkle trees: digests
+//                  exchanged and rows to compare, and the depth trade-off.
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
@@ -47,6 +49,7 @@
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/tour/sketch_section.hpp"
+#include "ringbloom/tour/merkle_section.hpp"
 
 namespace ringbloom::tour {
 
@@ -79,6 +82,8 @@ struct tour_options {
   /// Section 6's memory comparison: a filter at memory_fpr against an exact
   /// set, for each item count.
   std::vector<std::uint64_t> memory_items{1000, 10000, 100000};
+  /// Section 8, Merkle trees (merkle_section.hpp).
+  merkle_tour_options merkle{};
   double memory_fpr = 0.01;
   /// Section 7's sizes (sketch_section.hpp).
   sketch_options sketches;
@@ -384,6 +389,7 @@ struct tour_result {
   /// Section 7: the German lesson's claims about HyperLogLog and Count-Min,
   /// Top-K and the cuckoo filter (sketch_section.hpp).
   sketch_section sketches;
+  merkle_section merkle;
 };
 
 /// Every section. Throws std::invalid_argument if an option is out of range
