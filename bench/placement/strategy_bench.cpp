@@ -7,7 +7,7 @@
 // Build and run (docs/performance.md, "Placement strategies"):
 //   cmake --preset release
 //   cmake --build build/release --target strategy_bench -j2
-//   build/release/bench/placement/strategy_bench --benchmark_min_time=0.2s
+//   build/release/bench/placement/strategy_bench --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 

@@ -520,6 +520,7 @@ tour_result run_tour(const tour_options& options) {
   t.bloom.exercise = run_fpr_exercise(options);
   t.bloom.fill = measure_fill(options);
   t.bloom.memory = measure_memory(options);
+  t.strategies = measure_strategies(options.keys, options.vnodes);
   return t;
 }
 

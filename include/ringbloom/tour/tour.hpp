@@ -20,6 +20,8 @@
 //   5. exercises:  the German lesson's hand-computed rings (explicit tokens).
 //   6. bloom:      the m=16, k=2 walkthrough, the 1,000-address exercise, the
 //                  rate as a filter fills past capacity, memory against a set.
+//   7. strategies: every placement strategy on section 1's N -> N+1
+//                  (strategies_section.hpp).
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
@@ -43,6 +45,7 @@
 
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/tour/strategies_section.hpp"
 
 namespace ringbloom::tour {
 
@@ -375,6 +378,7 @@ struct tour_result {
   poly31_section poly31;
   std::vector<token_exercise> exercises;
   bloom_section bloom;
+  strategies_section strategies;  ///< section 7 (strategies_section.hpp)
 };
 
 /// Every section. Throws std::invalid_argument if an option is out of range
