@@ -74,7 +74,9 @@ void run_lookups(benchmark::State& state, const P& p) {
 void ring_lookup(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   hash_ring ring({160, hash_kind::xxh3, ring_scheme::native});
-  for (const auto& node : nodes(n)) ring.add_node(node.name);
+  std::vector<ring_node> ring_nodes;
+  for (const auto& node : nodes(n)) ring_nodes.push_back({node.name, 1, {}, 0});
+  ring.add_nodes(ring_nodes);  // one merge: 10,000 add_node calls would be quadratic
   const auto& hs = hashes();
   std::size_t i = 0;
   for (auto _ : state)
@@ -134,6 +136,11 @@ void jump_lookup(benchmark::State& state) {
   run_lookups(state, jump_placement(nodes(static_cast<std::size_t>(state.range(0)))));
 }
 
+void jump_back_lookup(benchmark::State& state) {
+  run_lookups(state, jump_placement(nodes(static_cast<std::size_t>(state.range(0))),
+                                    jump_algorithm::jump_back));
+}
+
 // Through the virtual interface, as `ring simulate` times them: the cost of
 // the indirect call on top of maglev's table read.
 void maglev_virtual_lookup(benchmark::State& state) {
@@ -154,6 +161,7 @@ BENCHMARK(anchor_lookup) RINGBLOOM_NODES;
 BENCHMARK(memento_lookup) RINGBLOOM_NODES;
 BENCHMARK(memento_no_removal_lookup) RINGBLOOM_NODES;
 BENCHMARK(jump_lookup) RINGBLOOM_NODES;
+BENCHMARK(jump_back_lookup) RINGBLOOM_NODES;
 
 }  // namespace
 

@@ -107,7 +107,8 @@ void print_table(const strategy_comparison& c, std::span<const placement_step> s
   fmt::print("\n");
   fmt::print(
       "moved: keys on another node after the change; x min: moved / minimum; changed: the share "
-      "of moves to or from a changed node; ns/key: pre-hashed lookups after the change (noisy)\n");
+      "of moves to or from a changed node; ns/key: CPU time per pre-hashed lookup after the "
+      "change, through the virtual call\n");
 }
 
 }  // namespace

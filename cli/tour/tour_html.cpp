@@ -593,7 +593,9 @@ void section_strategies(std::string& h, const t::tour_result& tour) {
     const auto& run = s.runs[i];
     std::vector<std::vector<std::string>> rows;
     series bar{fmt::format("{} → {}", run.from_nodes, run.from_nodes + 1),
-               colors[i % colors.size()], mark::line, {}};
+               colors[i % colors.size()],
+               mark::line,
+               {}};
     for (std::size_t k = 0; k < run.rows.size(); ++k) {
       const auto& r = run.rows[k];
       const double ratio = r.moved_fraction / run.ideal_fraction;
@@ -605,18 +607,19 @@ void section_strategies(std::string& h, const t::tour_result& tour) {
       bar.data.emplace_back(static_cast<double>(k), ratio);
       y_max = std::max(y_max, std::min(2.0, std::ceil(ratio * 10 + 1) / 10));
     }
-    h += fmt::format("<p>N = {} → {}: the minimum is {}.</p>\n", run.from_nodes,
-                     run.from_nodes + 1, pct(run.ideal_fraction, 2));
+    h += fmt::format("<p>N = {} → {}: the minimum is {}.</p>\n", run.from_nodes, run.from_nodes + 1,
+                     pct(run.ideal_fraction, 2));
     h += html_table({"strategy", "moved", "× minimum", "to/from the new node", "peak/avg",
                      "min share", "max share", "lookup bytes"},
                     rows);
     bars.push_back(std::move(bar));
   }
-  h += figure(bar_chart("chart-strategies", "Keys moved when node N+1 joins, per strategy",
-                        categories, bars, y_max, 1.0, "the minimum 1/(N+1)", "strategy",
-                        "moved, as % of the minimum"),
-              "100% is the minimum, 1/(N+1): the ring, rendezvous, anchor, memento and jump sit "
-              "on it up to sampling; maglev and bounded loads pay a little extra for balance.");
+  h += figure(
+      bar_chart("chart-strategies", "Keys moved when node N+1 joins, per strategy", categories,
+                bars, y_max, 1.0, "the minimum 1/(N+1)", "strategy", "moved, as % of the minimum"),
+      "100% is the minimum, 1/(N+1). Rendezvous, anchor, memento, jump and multi-probe "
+      "move only keys onto the new node, like the ring; maglev and bounded loads also "
+      "move a few between old nodes. The spread around 100% is sampling: 20,000 keys.");
   h += "<p class=\"means\">Every strategy here answers the lessons' question, how few keys "
        "can move, differently: by points on a circle (ring, ketama, multi-probe, bounded), by "
        "scores (rendezvous), by a table (maglev) or by bucket arithmetic (jump, anchor, "

@@ -328,17 +328,17 @@ void strategies(writer& w, const t::tour_result& tour) {
                       "min share", "max share", "memory"});
     for (const auto& r : run.rows) {
       table.add({r.name, fmt::format("{} ({})", pct(r.moved_fraction, 2), r.moved),
-                 fmt::format("{:.3f}", r.moved_fraction / run.ideal_fraction),
-                 pct(r.changed_share), fmt::format("{:.3f}", r.peak_avg), pct(r.min_share),
-                 pct(r.max_share), fmt::format("{} B", r.memory_bytes)});
+                 fmt::format("{:.3f}", r.moved_fraction / run.ideal_fraction), pct(r.changed_share),
+                 fmt::format("{:.3f}", r.peak_avg), pct(r.min_share), pct(r.max_share),
+                 fmt::format("{} B", r.memory_bytes)});
     }
     w.table(table);
   }
   w.note(
       "Rendezvous, anchor, memento, jump and multi-probe move only keys onto the new node, like "
-      "the ring; maglev and bounded loads also shuffle a few keys between old nodes (the "
-      "to/from column) in exchange for tighter balance. `ringbloom ring simulate --strategy "
-      "all` runs the same table on any fleet and change, with lookup times.");
+      "the ring; maglev (its table is refilled) and bounded loads (a full node passes keys on) "
+      "also move a few keys between old nodes, the to/from column. `ringbloom ring simulate "
+      "--strategy all` runs the same table on any fleet and change, with lookup times.");
   w.blank();
 }
 

@@ -12,7 +12,8 @@ namespace {
 constexpr std::string_view kind = "jump";
 }
 
-jump_placement::jump_placement(std::span<const placement_node> nodes) {
+jump_placement::jump_placement(std::span<const placement_node> nodes, jump_algorithm algorithm)
+    : algorithm_(algorithm) {
   detail::check_nodes(kind, nodes, false);
   if (nodes.size() > 0xFFFF'FFFFu) {
     throw std::invalid_argument("jump: more than 2^32 - 1 nodes; give fewer nodes");
@@ -34,7 +35,8 @@ void jump_placement::remove_node(std::string_view name) {
   if (names_.size() == 1) detail::refuse_last_node(kind, name);
   if (i + 1 != names_.size()) {
     detail::unsupported(
-        kind, fmt::format("remove '{}', which is not its last node ('{}')", name, names_.back()),
+        kind_name(),
+        fmt::format("remove '{}', which is not its last node ('{}')", name, names_.back()),
         "remove the last node, or use memento or anchor, which allow any removal");
   }
   names_.pop_back();

@@ -43,7 +43,7 @@ void memento_placement::add_node(const placement_node& node) {
   buckets_.reserve(buckets_.size() + 1);
   std::uint32_t b = 0;
   if (last_removed_ == size_) {
-    // Nothing removed: grow the bucket array, as jump hash does.
+    // Nothing removed: grow the bucket array, as the jump function does.
     b = size_;
     replacer_.push_back(not_removed);
     prev_removed_.push_back(0);
@@ -67,7 +67,7 @@ void memento_placement::remove_node(std::string_view name) {
   const std::uint32_t b = buckets_[i];
   const auto working = static_cast<std::uint32_t>(names_.size());
   if (last_removed_ == size_ && b == size_ - 1) {
-    // The last bucket with nothing removed: shrink, as jump hash does.
+    // The last bucket with nothing removed: shrink, as the jump function does.
     --size_;
     last_removed_ = size_;
     replacer_.pop_back();

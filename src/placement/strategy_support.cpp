@@ -85,16 +85,21 @@ void unsupported(std::string_view strategy, std::string_view what, std::string_v
 }
 
 point_circle::point_circle(std::vector<point> points, const std::vector<std::string>& names) {
+  if (points.size() >= 0xFFFF'FFFFu) {
+    throw std::invalid_argument("a circle of 2^32 or more points; give fewer nodes or points");
+  }
   std::sort(points.begin(), points.end(), [&](const point& a, const point& b) {
     if (a.position != b.position) return a.position < b.position;
     return names[a.owner] < names[b.owner];
   });
-  positions_.reserve(points.size());
+  positions_.clear();
+  positions_.reserve(points.size() + 1);
   owners_.reserve(points.size());
   for (const auto& p : points) {
     positions_.push_back(p.position);
     owners_.push_back(p.owner);
   }
+  count_ = static_cast<std::uint32_t>(points.size());
   // About one point per bucket: 2^bits buckets with 2^bits >= points.
   const int bits = points.size() <= 1 ? 0 : static_cast<int>(std::bit_width(points.size() - 1));
   shift_ = 64 - std::max(bits, 1);
@@ -102,9 +107,10 @@ point_circle::point_circle(std::vector<point> points, const std::vector<std::str
   index_.assign(buckets + 1, 0);
   std::size_t at = 0;
   for (std::uint64_t b = 0; b <= buckets; ++b) {
-    while (at < positions_.size() && b < buckets && (positions_[at] >> shift_) < b) ++at;
-    index_[b] = static_cast<std::uint32_t>(b == buckets ? positions_.size() : at);
+    while (at < count_ && b < buckets && (positions_[at] >> shift_) < b) ++at;
+    index_[b] = static_cast<std::uint32_t>(b == buckets ? count_ : at);
   }
+  positions_.push_back(~std::uint64_t{0});  // the sentinel successor() may read
 }
 
 }  // namespace ringbloom::detail

@@ -68,17 +68,17 @@ TEST(Strategies, ComparisonOnTheLessonsExperiment) {
     ASSERT_TRUE(r.supported) << r.unsupported_reason;
     EXPECT_EQ(r.keys, 100000u);
     EXPECT_EQ(r.lookup_ns, 0.0);
-    if (r.name == "jump") {
+    if (r.name == "jump" || r.name == "jumpback") {
       EXPECT_EQ(r.memory_bytes, 0u);  // no lookup structure
     } else {
       EXPECT_GT(r.memory_bytes, 0u);
     }
     if (r.name == "ring" || r.name == "rendezvous" || r.name == "anchor" || r.name == "memento" ||
-        r.name == "jump" || r.name == "multiprobe") {
+        r.name == "jump" || r.name == "jumpback" || r.name == "multiprobe") {
       EXPECT_DOUBLE_EQ(r.changed_share, 1.0);
     }
     if (r.name == "ring" || r.name == "rendezvous" || r.name == "anchor" || r.name == "memento" ||
-        r.name == "jump") {
+        r.name == "jump" || r.name == "jumpback") {
       EXPECT_NEAR(r.moved_fraction, 1.0 / 11, 0.05 / 11);
     }
     EXPECT_GE(r.moved_fraction, 0.9 / 11);

@@ -29,7 +29,7 @@ TEST(TourStrategies, RunsEveryStrategyOnFourAndTenNodes) {
       EXPECT_GT(r.moved_fraction, 0.8 * run.ideal_fraction);
       EXPECT_LT(r.moved_fraction, 0.5);
       if (r.name == "rendezvous" || r.name == "anchor" || r.name == "memento" || r.name == "jump" ||
-          r.name == "multiprobe" || r.name == "ring") {
+          r.name == "jumpback" || r.name == "multiprobe" || r.name == "ring") {
         EXPECT_DOUBLE_EQ(r.changed_share, 1.0);
       }
     }

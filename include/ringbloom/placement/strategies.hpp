@@ -15,6 +15,7 @@
 //   anchor      anchor.hpp           no       add, remove           no
 //   memento     memento.hpp          no       add, remove           no
 //   jump        jump_placement.hpp   no       add, remove the last  no
+//   jumpback    jump_placement.hpp   no       add, remove the last  no
 //
 // compare_strategies() places the same keys with each strategy before and
 // after a sequence of changes ("add:x,remove:y,reweight:z=2") and reports,
@@ -138,7 +139,8 @@ struct strategy_result {
   double max_share = 0;
   std::size_t memory_bytes = 0;
   /// Nanoseconds per pre-hashed lookup after the change, through the
-  /// virtual interface (0 when not measured).
+  /// virtual interface: the best of several passes over the keys, in thread
+  /// CPU time (0 when not measured).
   double lookup_ns = 0;
   std::vector<std::string> supports;
 };

@@ -90,8 +90,8 @@ class point_circle {
   /// Sorts `points` (ties by owner name, given in `names`) and indexes them.
   point_circle(std::vector<point> points, const std::vector<std::string>& names);
 
-  [[nodiscard]] bool empty() const noexcept { return positions_.empty(); }
-  [[nodiscard]] std::size_t size() const noexcept { return positions_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
   [[nodiscard]] std::uint64_t position(std::size_t i) const noexcept { return positions_[i]; }
   [[nodiscard]] std::uint32_t owner(std::size_t i) const noexcept { return owners_[i]; }
 
@@ -100,8 +100,13 @@ class point_circle {
     const std::uint64_t bucket = h >> shift_;
     std::uint32_t lo = index_[bucket];
     const std::uint32_t hi = index_[bucket + 1];
-    while (lo < hi && positions_[lo] < h) ++lo;
-    return lo == positions_.size() ? 0 : lo;
+    // A bucket holds about one point. Crowded ones are walked; the last two
+    // steps are branch-free (a mispredicted branch per probe costs more
+    // than the step), reading at most the sentinel past the last point.
+    while (hi - lo > 2 && positions_[lo] < h) ++lo;
+    lo += static_cast<std::uint32_t>((lo < hi) & (positions_[lo] < h));
+    lo += static_cast<std::uint32_t>((lo < hi) & (positions_[lo] < h));
+    return lo == count_ ? 0 : lo;
   }
 
   [[nodiscard]] std::size_t memory_bytes() const noexcept {
@@ -110,9 +115,10 @@ class point_circle {
   }
 
  private:
-  std::vector<std::uint64_t> positions_;
+  std::vector<std::uint64_t> positions_{~std::uint64_t{0}};  // the points, then a sentinel
   std::vector<std::uint32_t> owners_;
-  std::vector<std::uint32_t> index_;
+  std::vector<std::uint32_t> index_{0, 0, 0};
+  std::uint32_t count_ = 0;
   int shift_ = 63;
 };
 
