@@ -616,7 +616,7 @@ void section_strategies(std::string& h, const t::tour_result& tour) {
   }
   h += figure(
       bar_chart("chart-strategies", "Keys moved when node N+1 joins, per strategy", categories,
-                bars, y_max, 1.0, "the minimum 1/(N+1)", "strategy", "moved, as % of the minimum"),
+                bars, y_max, 1.0, "minimum", "strategy", "moved, as % of the minimum"),
       "100% is the minimum, 1/(N+1). Rendezvous, anchor, memento, jump and multi-probe "
       "move only keys onto the new node, like the ring; maglev and bounded loads also "
       "move a few between old nodes. The spread around 100% is sampling: 20,000 keys.");
