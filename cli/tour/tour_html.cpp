@@ -181,7 +181,9 @@ std::string render(const xy_chart& c) {
 // Grouped vertical bars: one group per category, one bar per series.
 std::string bar_chart(const std::string& id, const std::string& title,
                       const std::vector<std::string>& categories, const std::vector<series>& bars,
-                      double y_max, double reference, const std::string& reference_label) {
+                      double y_max, double reference, const std::string& reference_label,
+                      const std::string& x_label = "node",
+                      const std::string& y_label = "share of the keys") {
   auto sy = [&](double y) { return top + plot_height * (1 - std::min(y, y_max) / y_max); };
   std::string out = svg_open(id, title);
   for (double y = 0; y <= y_max + 1e-9; y += 0.1) {
@@ -198,7 +200,7 @@ std::string bar_chart(const std::string& id, const std::string& title,
                        num(left + group * (static_cast<double>(c) + 0.5)),
                        num(top + plot_height + 16), escape(categories[c]));
   }
-  out += "\n" + axes("node", "share of the keys");
+  out += "\n" + axes(x_label, y_label);
   std::vector<std::pair<std::string, std::string>> entries;
   for (std::size_t s = 0; s < bars.size(); ++s) {
     entries.emplace_back(bars[s].name, bars[s].color);
@@ -631,6 +633,56 @@ void section_merkle(std::string& h, const t::tour_result& tour) {
   h += "<p class=\"means\">For a few differences the tree replaces a million-row comparison "
        "by a few hundred digests and a few hundred rows; when a large share of the leaves "
        "differ, every leaf is compared anyway and the tree saves little.</p></section>\n";
+// Section 9: ringbloom/tour/strategies_section.hpp.
+void section_strategies(std::string& h, const t::tour_result& tour) {
+  const auto& s = tour.strategies;
+  h += "<section id=\"strategies\"><h2>9. Other placement strategies on the same "
+       "experiment</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\">Keys key-0..key-{}; nodes n1..nN, then n(N+1) joins, as in section 1, "
+      "for every strategy of <code>ringbloom ring simulate --strategy all</code>; ring and "
+      "bounded with {} points per node.</p>\n",
+      s.keys - 1, s.ring_vnodes);
+  std::vector<std::string> categories;
+  std::vector<series> bars;
+  const std::vector<std::string> colors{"#3b6fb6", "#d1495b"};
+  double y_max = 1.2;
+  for (std::size_t i = 0; i < s.runs.size(); ++i) {
+    const auto& run = s.runs[i];
+    std::vector<std::vector<std::string>> rows;
+    series bar{fmt::format("{} → {}", run.from_nodes, run.from_nodes + 1),
+               colors[i % colors.size()],
+               mark::line,
+               {}};
+    for (std::size_t k = 0; k < run.rows.size(); ++k) {
+      const auto& r = run.rows[k];
+      const double ratio = r.moved_fraction / run.ideal_fraction;
+      rows.push_back({r.name, fmt::format("{} ({})", pct(r.moved_fraction, 2), r.moved),
+                      fmt::format("{:.3f}", ratio), pct(r.changed_share),
+                      fmt::format("{:.3f}", r.peak_avg), pct(r.min_share), pct(r.max_share),
+                      fmt::format("{}", r.memory_bytes)});
+      if (i == 0) categories.push_back(r.name);
+      bar.data.emplace_back(static_cast<double>(k), ratio);
+      y_max = std::max(y_max, std::min(2.0, std::ceil(ratio * 10 + 1) / 10));
+    }
+    h += fmt::format("<p>N = {} → {}: the minimum is {}.</p>\n", run.from_nodes, run.from_nodes + 1,
+                     pct(run.ideal_fraction, 2));
+    h += html_table({"strategy", "moved", "× minimum", "to/from the new node", "peak/avg",
+                     "min share", "max share", "lookup bytes"},
+                    rows);
+    bars.push_back(std::move(bar));
+  }
+  h += figure(
+      bar_chart("chart-strategies", "Keys moved when node N+1 joins, per strategy", categories,
+                bars, y_max, 1.0, "minimum", "strategy", "moved, as % of the minimum"),
+      "100% is the minimum, 1/(N+1). Rendezvous, anchor, memento, jump and multi-probe "
+      "move only keys onto the new node, like the ring; maglev and bounded loads also "
+      "move a few between old nodes. The spread around 100% is sampling: 20,000 keys.");
+  h += "<p class=\"means\">Every strategy here answers the lessons' question, how few keys "
+       "can move, differently: by points on a circle (ring, ketama, multi-probe, bounded), by "
+       "scores (rendezvous), by a table (maglev) or by bucket arithmetic (jump, anchor, "
+       "memento). The table shows what each gives up: memory, weights, arbitrary removals, or a "
+       "little extra movement. docs/placement.md compares them in full.</p></section>\n";
 }
 
 }  // namespace
@@ -654,6 +706,7 @@ std::string render_tour_html(const tour::tour_result& tour) {
   section_bloom(h, tour);
   h += render_sketch_html(tour.sketches);
   section_merkle(h, tour);
+  section_strategies(h, tour);
   h += "</body>\n</html>\n";
   return h;
 }

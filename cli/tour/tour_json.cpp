@@ -226,6 +226,27 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
                    {"exchanges", merkle_exchanges},
                    {"sweep_differences", tour.merkle.sweep_differences},
                    {"depth_sweep", merkle_sweep}};
+  json runs = json::array();
+  for (const auto& run : tour.strategies.runs) {
+    json strategy_rows = json::array();
+    for (const auto& r : run.rows) {
+      strategy_rows.push_back({{"name", r.name},
+                               {"moved", r.moved},
+                               {"moved_fraction", r.moved_fraction},
+                               {"ideal_fraction", r.ideal_fraction},
+                               {"changed_share", r.changed_share},
+                               {"peak_avg", r.peak_avg},
+                               {"min_share", r.min_share},
+                               {"max_share", r.max_share},
+                               {"memory_bytes", r.memory_bytes},
+                               {"supports", r.supports}});
+    }
+    runs.push_back({{"from_nodes", run.from_nodes},
+                    {"ideal_fraction", run.ideal_fraction},
+                    {"strategies", strategy_rows}});
+  }
+  doc["strategies"] = {
+      {"keys", tour.strategies.keys}, {"ring_vnodes", tour.strategies.ring_vnodes}, {"runs", runs}};
   return doc;
 }
 

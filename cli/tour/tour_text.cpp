@@ -344,6 +344,32 @@ void merkle(writer& w, const t::tour_result& tour) {
   w.note(
       "A deeper tree exchanges more digests but narrows each difference to fewer rows; the sum "
       "is smallest where rows per leaf is about the digests per level.");
+// Section 9: ringbloom/tour/strategies_section.hpp.
+void strategies(writer& w, const t::tour_result& tour) {
+  const auto& s = tour.strategies;
+  w.title("9. Other placement strategies on the same experiment");
+  w.line(fmt::format(
+      "keys key-0..key-{}; nodes n1..nN, then n(N+1) joins; ring and bounded with {} points "
+      "per node",
+      s.keys - 1, s.ring_vnodes));
+  for (const auto& run : s.runs) {
+    text_table table({fmt::format("N = {} -> {}", run.from_nodes, run.from_nodes + 1), "moved",
+                      "x 1/(N+1)", "to/from n" + std::to_string(run.from_nodes + 1), "peak/avg",
+                      "min share", "max share", "memory"});
+    for (const auto& r : run.rows) {
+      table.add({r.name, fmt::format("{} ({})", pct(r.moved_fraction, 2), r.moved),
+                 fmt::format("{:.3f}", r.moved_fraction / run.ideal_fraction), pct(r.changed_share),
+                 fmt::format("{:.3f}", r.peak_avg), pct(r.min_share), pct(r.max_share),
+                 fmt::format("{} B", r.memory_bytes)});
+    }
+    w.table(table);
+  }
+  w.note(
+      "Rendezvous, anchor, memento, jump and multi-probe move only keys onto the new node, like "
+      "the ring; maglev (its table is refilled) and bounded loads (a full node passes keys on) "
+      "also move a few keys between old nodes, the to/from column. `ringbloom ring simulate "
+      "--strategy all` runs the same table on any fleet and change, with lookup times.");
+  w.blank();
 }
 
 }  // namespace
@@ -360,6 +386,7 @@ std::string render_tour_text(const tour::tour_result& tour, bool color) {
   bloom(w, tour);
   w.out += render_sketch_text(tour.sketches);
   merkle(w, tour);
+  strategies(w, tour);
   return w.out;
 }
 

@@ -524,6 +524,7 @@ tour_result run_tour(const tour_options& options) {
   t.bloom.memory = measure_memory(options);
   t.sketches = run_sketch_section(options.sketches);
   t.merkle = measure_merkle(options.merkle);
+  t.strategies = measure_strategies(options.keys, options.vnodes);
   return t;
 }
 

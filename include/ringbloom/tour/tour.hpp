@@ -25,6 +25,8 @@
 //                  (sketch_section.hpp).
 //   8. merkle:     two replicas compared through Merkle trees: digests
 //                  exchanged and rows to compare, and the depth trade-off.
+//   9. strategies: every placement strategy on section 1's N -> N+1
+//                  (strategies_section.hpp).
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
@@ -50,6 +52,7 @@
 #include "ringbloom/hash.hpp"
 #include "ringbloom/tour/sketch_section.hpp"
 #include "ringbloom/tour/merkle_section.hpp"
+#include "ringbloom/tour/strategies_section.hpp"
 
 namespace ringbloom::tour {
 
@@ -390,6 +393,7 @@ struct tour_result {
   /// Top-K and the cuckoo filter (sketch_section.hpp).
   sketch_section sketches;
   merkle_section merkle;
+  strategies_section strategies;  ///< section 9 (strategies_section.hpp)
 };
 
 /// Every section. Throws std::invalid_argument if an option is out of range

@@ -1,0 +1,89 @@
+// `ringbloom ring simulate --strategy`: the table, the JSON field names that
+// scripts depend on, change sequences and errors, running the real binary.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_run.hpp"
+
+namespace ringbloom {
+namespace {
+
+using test::run_cli;
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+TEST(CliStrategySimulate, JsonHasTheIssuesFieldNames) {
+  const auto r = run_cli({"ring", "simulate", "--nodes", "10", "--change", "add:n11", "--keys",
+                          "20000", "--strategy", "all", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  EXPECT_EQ(doc["keys"], 20000);
+  ASSERT_EQ(doc["strategies"].size(), 10u);
+  for (const auto& row : doc["strategies"]) {
+    SCOPED_TRACE(row.dump());
+    for (const char* field : {"name", "moved", "moved_fraction", "ideal_fraction", "peak_avg",
+                              "min_share", "max_share", "memory_bytes", "lookup_ns", "supports"}) {
+      EXPECT_TRUE(row.contains(field)) << field;
+    }
+    EXPECT_NEAR(row["ideal_fraction"].get<double>(), 1.0 / 11, 1e-12);
+    EXPECT_GT(row["lookup_ns"].get<double>(), 0.0);
+    EXPECT_TRUE(row["supports"].is_array());
+  }
+  EXPECT_EQ(doc["strategies"][0]["name"], "ring");
+  EXPECT_EQ(doc["strategies"][8]["name"], "jump");
+  EXPECT_EQ(doc["strategies"][8]["supports"], json::parse(R"(["add","remove_last"])"));
+  EXPECT_EQ(doc["strategies"][9]["name"], "jumpback");
+}
+
+TEST(CliStrategySimulate, TableAndUnsupportedChanges) {
+  const auto r = run_cli({"ring", "simulate", "--nodes", "6", "--change", "remove:n2", "--strategy",
+                          "rendezvous,jump"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("the minimum movement is 16.67%"));
+  EXPECT_THAT(r.out, HasSubstr("rendezvous"));
+  EXPECT_THAT(r.out, HasSubstr("jump: jump cannot remove 'n2'"));
+  const auto j = run_cli(
+      {"ring", "simulate", "--nodes", "6", "--remove", "n2", "--strategy", "jump", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const auto doc = json::parse(j.out);
+  EXPECT_EQ(doc["strategies"][0]["supported"], false);
+  EXPECT_TRUE(doc["strategies"][0]["moved"].is_null());
+}
+
+TEST(CliStrategySimulate, ChangeSequencesWithWeights) {
+  const auto r =
+      run_cli({"ring", "simulate", "--nodes", "a,b,c,d", "--change", "add:e,reweight:a=2,remove:b",
+               "--strategy", "rendezvous,maglev", "--json", "--keys", "50000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  // Before: 1/4 each. After: a 2/5, c, d, e 1/5: half the sum of |changes|
+  // = (0.15 + 0.25 + 0.05 + 0.05 + 0.2) / 2 = 0.35.
+  EXPECT_NEAR(doc["ideal_fraction"].get<double>(), 0.35, 1e-12);
+  // Rendezvous moves at least that (within sampling), and only to or from a
+  // changed node.
+  EXPECT_GE(doc["strategies"][0]["moved_fraction"].get<double>(), 0.34);
+  EXPECT_DOUBLE_EQ(doc["strategies"][0]["changed_share"].get<double>(), 1.0);
+}
+
+TEST(CliStrategySimulate, BadInputIsAUsageError) {
+  auto r = run_cli({"ring", "simulate", "--nodes", "4", "--add", "1", "--strategy", "chord"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("ringbloom: error: --strategy 'chord' is not a strategy"));
+  r = run_cli({"ring", "simulate", "--nodes", "4", "--change", "grow:x", "--strategy", "all"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--change: change 'grow:x'"));
+  r = run_cli({"ring", "simulate", "--nodes", "4", "--strategy", "all"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("none was given"));
+  r = run_cli({"ring", "simulate", "--nodes", "4", "--change", "remove:n9", "--strategy", "all"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("not there"));
+  r = run_cli({"ring", "simulate", "--nodes", "4", "--add", "1", "--change", "add:x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--change needs --strategy"));
+}
+
+}  // namespace
+}  // namespace ringbloom
