@@ -12,6 +12,8 @@
 // name FILE:LINE and exit 3; nothing is written then.
 #include <fmt/core.h>
 
+#include <charconv>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -37,8 +39,34 @@ struct import_options {
   std::string backend;
   std::string pool;
   std::string output;
+  std::uint32_t rf = 1;
+  std::string dc_rf;
   bool json = false;
 };
+
+// --rf N (SimpleStrategy) or --dc-rf DC=N,... (NetworkTopologyStrategy).
+schemes::cassandra_replication replication_from(const import_options& o) {
+  if (o.dc_rf.empty()) return schemes::cassandra_replication::simple(o.rf);
+  std::map<std::string, std::uint32_t> per_dc;
+  std::string_view rest = o.dc_rf;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    std::uint32_t rf = 0;
+    const std::string_view number =
+        eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), rf);
+    if (eq == std::string_view::npos || eq == 0 || ec != std::errc{} ||
+        ptr != number.data() + number.size()) {
+      throw usage_error(
+          fmt::format("--dc-rf '{}' is not DC=N; write e.g. --dc-rf dc1=3,dc2=2", item));
+    }
+    per_dc[std::string(item.substr(0, eq))] = rf;
+  }
+  return schemes::cassandra_replication::network(std::move(per_dc));
+}
 
 #if defined(RINGBLOOM_HAVE_YAML_CPP)
 std::unique_ptr<placement> import_twemproxy(const std::string& text, const std::string& file,
@@ -146,10 +174,13 @@ void run_import(const import_options& o) {
     p = import_twemproxy(text, o.file, o.pool);
   } else if (o.system == "redis-cluster") {
     p = schemes::import_redis_cluster_nodes(text, o.file);
+  } else if (o.system == "cassandra") {
+    p = schemes::import_nodetool_ring(text, o.file, replication_from(o));
   } else {
-    throw usage_error(fmt::format(
-        "'{}' is not a system ring import reads; give nginx, haproxy, twemproxy or redis-cluster",
-        o.system));
+    throw usage_error(
+        fmt::format("'{}' is not a system ring import reads; give nginx, haproxy, twemproxy, "
+                    "redis-cluster or cassandra",
+                    o.system));
   }
   const std::string topology = schemes::scheme_topology_json(*p);
   if (o.output.empty() || o.output == "-") {
@@ -168,16 +199,20 @@ void add_ring_import(CLI::App& ring) {
   auto o = std::make_shared<import_options>();
   auto* cmd = ring.add_subcommand("import",
                                   "Read a system's configuration (nginx, haproxy, twemproxy, "
-                                  "redis-cluster) into a topology file");
-  cmd->add_option("system", o->system, "nginx, haproxy, twemproxy or redis-cluster")->required();
-  cmd->add_option(
-         "file", o->file,
-         "nginx.conf, haproxy.cfg, nutcracker.yml, or the output of 'redis-cli cluster nodes'")
+                                  "redis-cluster, cassandra) into a topology file");
+  cmd->add_option("system", o->system, "nginx, haproxy, twemproxy, redis-cluster or cassandra")
+      ->required();
+  cmd->add_option("file", o->file,
+                  "nginx.conf, haproxy.cfg, nutcracker.yml, or the output of 'redis-cli cluster "
+                  "nodes' or 'nodetool ring'")
       ->required();
   cmd->add_option("--upstream", o->upstream, "nginx: the upstream block to read");
   cmd->add_option("--backend", o->backend, "haproxy: the backend (or listen) section to read");
   cmd->add_option("--pool", o->pool,
                   "twemproxy: the pool to read (optional when the file has one)");
+  cmd->add_option("--rf", o->rf, "cassandra: SimpleStrategy replication factor (default 1)");
+  cmd->add_option("--dc-rf", o->dc_rf,
+                  "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)");
   cmd->add_option("-o,--output", o->output,
                   "The topology file to write (default: standard output)");
   cmd->add_flag("--json", o->json, "Print only the topology JSON (no summary on stderr)");

@@ -158,12 +158,26 @@ void run_scheme_lookup(const std::string& file, const std::string& scheme, const
     throw usage_error(fmt::format("give --nodes LIST with --scheme {}", scheme));
   const std::unique_ptr<placement> p =
       file.empty() ? from_nodes(scheme, parse_node_list(nodes)) : load(file);
-  if (replicas > 1) {
+  if (replicas > 1 && (p->supports() & placement_change::replicas) == 0) {
     throw usage_error(fmt::format(
         "the {} scheme places each key on one server; leave --replicas out", p->kind_name()));
   }
   std::string line;
   for_each_item(keys, [&](std::string_view key) {
+    if (replicas > 1) {
+      const std::vector<std::string> names = p->nodes_for(key, replicas);
+      if (as_json) {
+        const json doc = {{"key", key}, {"nodes", names}};
+        fmt::print("{}\n", doc.dump(-1, ' ', false, json::error_handler_t::replace));
+        return;
+      }
+      line.assign(key);
+      line.push_back('\t');
+      for (std::size_t i = 0; i < names.size(); ++i) line += (i == 0 ? "" : ",") + names[i];
+      line.push_back('\n');
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      return;
+    }
     const std::string& server = p->node_for(key);
     if (as_json) {
       const json doc = {{"key", key}, {"node", server}};

@@ -22,7 +22,10 @@
 #include <utility>
 #include <vector>
 
+#include "ringbloom/placement/schemes/cassandra.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
+#include "ringbloom/placement/schemes/groupcache.hpp"
+#include "ringbloom/placement/schemes/guava.hpp"
 #include "ringbloom/placement/schemes/haproxy.hpp"
 #include "ringbloom/placement/schemes/nginx.hpp"
 #include "ringbloom/placement/schemes/redis_cluster.hpp"
@@ -317,6 +320,112 @@ TEST(SchemePeers, RedisClusterSlotsAndOwnersOfAThreeMasterCluster) {
                                   "cluster-nodes.txt"),
       peer);
   expect_cli_import_matches("redis-cluster", {}, peer);
+}
+
+// -------------------------------------------------------------- groupcache
+
+TEST(SchemePeers, GroupcacheCollidingPointsGoToThePeerAddedLast) {
+  // "x" point 10 and "0x" point 1 both hash "10x" (and 20x, 30x, 40x): the
+  // peer added last ("x") owns those points.
+  const std::vector<std::string> peers = {"0x",
+                                          "http://10.0.0.1:8080",
+                                          "http://10.0.0.2:8080",
+                                          "http://10.0.0.3:8080",
+                                          "http://10.0.0.4:8080",
+                                          "x"};
+  const peer_answer peer =
+      ask_peer("groupcache", json{{"replicas", 50}, {"peers", peers}}, peer_keys(key_count));
+  if (peer.rows.empty()) return;
+  const groupcache_placement ours(50, peers);
+  EXPECT_EQ(ours.points().size(), peers.size() * 50 - 4) << "four points should have collided";
+  expect_same_placement(ours, peer);
+  // A peer removed from the middle: groupcache builds a new Map.
+  std::vector<std::string> fewer = peers;
+  fewer.erase(fewer.begin() + 2);
+  const peer_answer after =
+      ask_peer("groupcache", json{{"replicas", 7}, {"peers", fewer}}, peer_keys(key_count));
+  if (after.rows.empty()) return;
+  expect_same_placement(groupcache_placement(7, fewer), after);
+}
+
+// ------------------------------------------------------------------- guava
+
+std::vector<std::string> utf8_keys(std::size_t n) {
+  // Java reads keys as UTF-8 text: leave out the invalid byte strings.
+  std::vector<std::string> keys;
+  for (std::string& k : peer_keys(n + n / 5)) {
+    if (k.rfind("raw", 0) != 0 && keys.size() < n) keys.push_back(std::move(k));
+  }
+  return keys;
+}
+
+TEST(SchemePeers, GuavaConsistentHashOfMurmur3) {
+  for (const std::uint32_t buckets : {10u, 1000u}) {
+    const peer_answer peer = ask_peer("guava", json{{"buckets", buckets}}, utf8_keys(key_count));
+    if (peer.rows.empty()) return;
+    SCOPED_TRACE(fmt::format("{} buckets", buckets));
+    expect_same_placement(guava_placement(buckets), peer);
+  }
+}
+
+// --------------------------------------------------------------- cassandra
+
+std::vector<cassandra_node> cassandra_fleet(std::size_t vnodes) {
+  // Six nodes in two data centres (racks r1..r3 and r1..r2), vnode tokens
+  // from a fixed splitmix64 sequence.
+  std::uint64_t state = 20240601;
+  const auto next = [&] {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return static_cast<std::int64_t>(z ^ (z >> 31));
+  };
+  std::vector<cassandra_node> nodes = {
+      {"10.0.1.1", "dc1", "r1", {}}, {"10.0.1.2", "dc1", "r2", {}}, {"10.0.1.3", "dc1", "r3", {}},
+      {"10.0.1.4", "dc1", "r1", {}}, {"10.0.2.1", "dc2", "r1", {}}, {"10.0.2.2", "dc2", "r2", {}}};
+  for (auto& n : nodes) {
+    for (std::size_t i = 0; i < vnodes; ++i) n.tokens.push_back(next());
+  }
+  return nodes;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+TEST(SchemePeers, CassandraTokensOwnersAndReplicasAsTheDriverComputes) {
+  const std::vector<cassandra_node> fleet = cassandra_fleet(16);
+  json spec = {{"rf", 3}, {"dc_rf", {{"dc1", 3}, {"dc2", 2}}}, {"nodes", json::array()}};
+  for (const auto& n : fleet) {
+    spec["nodes"].push_back(
+        {{"name", n.address}, {"dc", n.datacenter}, {"rack", n.rack}, {"tokens", n.tokens}});
+  }
+  const std::vector<std::string> keys = peer_keys(key_count);
+  const peer_answer peer = ask_peer("cassandra", spec, keys);
+  if (peer.rows.empty()) return;
+  const cassandra_placement simple(fleet, cassandra_replication::simple(3));
+  const cassandra_placement nts(fleet, cassandra_replication::network({{"dc1", 3}, {"dc2", 2}}));
+  const json& tokens = peer.header.at("tokens");
+  std::size_t token_mismatches = 0;
+  std::size_t quirk_keys = 0;  // keys whose Cassandra token differs from reference MurmurHash3
+  std::size_t mismatches = 0;
+  std::string examples;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (cassandra_token(keys[i]) != tokens[i].get<std::int64_t>()) ++token_mismatches;
+    if (static_cast<std::uint64_t>(cassandra_token(keys[i])) != murmur3_x64_128_h1(keys[i]))
+      ++quirk_keys;
+    const std::string mine = simple.node_for(keys[i]) + "|" + joined(simple.replicas_for(keys[i])) +
+                             "|" + joined(nts.replicas_for(keys[i]));
+    if (mine != peer.rows[i].second && ++mismatches <= 5) {
+      examples +=
+          fmt::format("\n  '{}': driver {}, ringbloom {}", keys[i], peer.rows[i].second, mine);
+    }
+  }
+  EXPECT_EQ(token_mismatches, 0u);
+  EXPECT_GT(quirk_keys, 100u) << "the signed-tail quirk should be exercised by the non-ASCII keys";
+  EXPECT_EQ(mismatches, 0u) << examples;
 }
 
 }  // namespace

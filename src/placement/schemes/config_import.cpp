@@ -4,6 +4,7 @@
 // HAProxy's is one keyword line at a time with section headers.
 #include "ringbloom/placement/schemes/config_import.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <stdexcept>
@@ -541,6 +542,77 @@ std::unique_ptr<placement> import_redis_cluster_nodes(std::string_view text,
   }
   return build_at(source, 1,
                   [&] { return std::make_unique<redis_cluster_placement>(std::move(masters)); });
+}
+
+// --------------------------------------------------------------- cassandra
+
+std::unique_ptr<placement> import_nodetool_ring(std::string_view text, std::string_view source,
+                                                const cassandra_replication& replication) {
+  // Datacenter: dc1
+  // ==========
+  // Address    Rack   Status State   Load       Owns    Token
+  //                                                     9223372036854775807   <- the ring's last
+  //                                                     token
+  // 10.0.0.1   rack1  Up     Normal  1.5 MiB    33.3%   -9223372036854775808
+  std::vector<cassandra_node> nodes;
+  std::string datacenter;
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::vector<std::string_view> f;
+    for (std::size_t i = 0; i < line.size();) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      const std::size_t s = i;
+      while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+      if (i > s) f.push_back(line.substr(s, i - s));
+    }
+    if (f.empty()) continue;
+    if (f[0] == "Datacenter:") {
+      if (f.size() < 2) refuse_at(source, line_no, "'Datacenter:' has no name");
+      datacenter = std::string(f[1]);
+      continue;
+    }
+    if (f.size() < 3 || f[0] == "Address" || f[0].find_first_not_of('=') == std::string_view::npos)
+      continue;
+    if (f[0].find_first_of(".:") == std::string_view::npos) {
+      refuse_at(
+          source, line_no,
+          fmt::format("'{}' is not a node address; give the output of 'nodetool ring'", f[0]));
+    }
+    const std::string_view token_text = f.back();
+    std::int64_t token = 0;
+    const auto [ptr, ec] =
+        std::from_chars(token_text.data(), token_text.data() + token_text.size(), token);
+    if (ec != std::errc{} || ptr != token_text.data() + token_text.size()) {
+      refuse_at(source, line_no,
+                fmt::format(
+                    "the token '{}' is not a 64-bit integer (Murmur3Partitioner tokens are in "
+                    "[-2^63, 2^63 - 1]); give the output of 'nodetool ring' for a Murmur3 cluster",
+                    token_text));
+    }
+    const std::string address(f[0]);
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const cassandra_node& n) { return n.address == address; });
+    if (it == nodes.end()) {
+      nodes.push_back({address, datacenter, std::string(f[1]), {}});
+      it = nodes.end() - 1;
+    } else if (it->datacenter != datacenter || it->rack != f[1]) {
+      refuse_at(source, line_no,
+                fmt::format("node {} appears in two data centres or racks", address));
+    }
+    it->tokens.push_back(token);
+  }
+  if (nodes.empty()) {
+    throw data_error(fmt::format("{}: no node lines; give the output of 'nodetool ring'", source));
+  }
+  return build_at(source, 1, [&] {
+    return std::make_unique<cassandra_placement>(std::move(nodes), replication);
+  });
 }
 
 }  // namespace ringbloom::schemes

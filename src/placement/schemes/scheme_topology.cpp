@@ -8,6 +8,9 @@
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/placement/schemes/cassandra.hpp"
+#include "ringbloom/placement/schemes/groupcache.hpp"
+#include "ringbloom/placement/schemes/guava.hpp"
 #include "ringbloom/placement/schemes/haproxy.hpp"
 #include "ringbloom/placement/schemes/nginx.hpp"
 #include "ringbloom/placement/schemes/redis_cluster.hpp"
@@ -19,8 +22,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 4> scheme_names = {"nginx", "haproxy", "twemproxy",
-                                                          "redis-cluster"};
+constexpr std::array<std::string_view, 7> scheme_names = {
+    "nginx", "haproxy", "twemproxy", "redis-cluster", "cassandra", "groupcache", "guava"};
 
 [[noreturn]] void refuse(std::string_view source, std::string_view what) {
   throw data_error(fmt::format("{}: {}", source, what));
@@ -130,6 +133,74 @@ std::unique_ptr<placement> build(std::string_view scheme, const json& doc,
     }
     return std::make_unique<twemproxy_placement>(*function, std::move(servers));
   }
+  if (scheme == "groupcache") {
+    check_members(doc, {"format", "version", "scheme", "replicas", "nodes"}, "the topology",
+                  source);
+    const std::uint32_t replicas =
+        uint_value(member(doc, "replicas", "the topology", source), "\"replicas\"",
+                   groupcache_placement::max_replicas, source);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      check_members(nodes[i], {"name"}, fmt::format("node '{}'", names[i]), source);
+    }
+    return std::make_unique<groupcache_placement>(replicas, names);
+  }
+  if (scheme == "guava") {
+    check_members(doc, {"format", "version", "scheme", "nodes"}, "the topology", source);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      check_members(nodes[i], {"name"}, fmt::format("node '{}'", names[i]), source);
+      if (names[i] != std::to_string(i)) {
+        refuse(source, fmt::format("guava buckets are numbered 0..N-1; node {} is named '{}'",
+                                   i + 1, names[i]));
+      }
+    }
+    return std::make_unique<guava_placement>(static_cast<std::uint32_t>(nodes.size()));
+  }
+  if (scheme == "cassandra") {
+    check_members(doc, {"format", "version", "scheme", "replication", "nodes"}, "the topology",
+                  source);
+    const json& rep = member(doc, "replication", "the topology", source);
+    if (!rep.is_object()) refuse(source, "\"replication\" is not an object");
+    cassandra_replication replication;
+    const std::string cls = string_member(rep, "class", "\"replication\"", source);
+    if (cls == "SimpleStrategy") {
+      check_members(rep, {"class", "replication_factor"}, "\"replication\"", source);
+      replication = cassandra_replication::simple(
+          uint_value(member(rep, "replication_factor", "\"replication\"", source),
+                     "replication_factor", 1000, source));
+    } else if (cls == "NetworkTopologyStrategy") {
+      std::map<std::string, std::uint32_t> per_dc;
+      for (const auto& [key, value] : rep.items()) {
+        if (key != "class")
+          per_dc[key] = uint_value(value, fmt::format("the factor of '{}'", key), 1000, source);
+      }
+      replication = cassandra_replication::network(std::move(per_dc));
+    } else {
+      refuse(source,
+             fmt::format("replication class '{}' is not SimpleStrategy or NetworkTopologyStrategy",
+                         cls));
+    }
+    std::vector<cassandra_node> list;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const std::string where = fmt::format("node '{}'", names[i]);
+      check_members(nodes[i], {"name", "datacenter", "rack", "tokens"}, where, source);
+      cassandra_node n{names[i],
+                       string_member(nodes[i], "datacenter", where, source),
+                       string_member(nodes[i], "rack", where, source),
+                       {}};
+      const json& tokens = member(nodes[i], "tokens", where, source);
+      if (!tokens.is_array())
+        refuse(source, fmt::format("\"tokens\" of {} is not an array", where));
+      for (const json& t : tokens) {
+        if (!t.is_number_integer() ||
+            (t.is_number_unsigned() && t.get<std::uint64_t>() > 0x7FFFFFFFFFFFFFFFu)) {
+          refuse(source, fmt::format("a token of {} is not a signed 64-bit integer", where));
+        }
+        n.tokens.push_back(t.get<std::int64_t>());
+      }
+      list.push_back(std::move(n));
+    }
+    return std::make_unique<cassandra_placement>(std::move(list), std::move(replication));
+  }
   // redis-cluster
   check_members(doc, {"format", "version", "scheme", "nodes"}, "the topology", source);
   std::vector<redis_master> masters;
@@ -225,6 +296,27 @@ std::string scheme_topology_json(const placement& p) {
   } else if (const auto* t = dynamic_cast<const twemproxy_placement*>(&p)) {
     doc["hash"] = std::string(twemproxy_hash_name(t->hash()));
     for (const auto& s : t->servers()) nodes.push_back({{"name", s.name}, {"weight", s.weight}});
+  } else if (const auto* g = dynamic_cast<const groupcache_placement*>(&p)) {
+    doc["replicas"] = g->replicas();
+    for (const auto& peer : g->peers()) nodes.push_back({{"name", peer}});
+  } else if (const auto* b = dynamic_cast<const guava_placement*>(&p)) {
+    for (std::uint32_t i = 0; i < b->node_count(); ++i)
+      nodes.push_back({{"name", b->node_name(i)}});
+  } else if (const auto* c = dynamic_cast<const cassandra_placement*>(&p)) {
+    json rep;
+    if (c->replication().network_topology) {
+      rep["class"] = "NetworkTopologyStrategy";
+      for (const auto& [dc, rf] : c->replication().per_datacenter) rep[dc] = rf;
+    } else {
+      rep = {{"class", "SimpleStrategy"}, {"replication_factor", c->replication().factor}};
+    }
+    doc["replication"] = std::move(rep);
+    for (const auto& node : c->nodes()) {
+      nodes.push_back({{"name", node.address},
+                       {"datacenter", node.datacenter},
+                       {"rack", node.rack},
+                       {"tokens", node.tokens}});
+    }
   } else if (const auto* r = dynamic_cast<const redis_cluster_placement*>(&p)) {
     for (const auto& m : r->masters()) {
       json slots = json::array();
@@ -297,6 +389,40 @@ std::unique_ptr<placement> make_scheme_placement(std::string_view scheme,
       names.push_back(n.name);
     }
     return std::make_unique<redis_cluster_placement>(redis_even_split(names));
+  }
+  if (scheme == "groupcache") {
+    std::vector<std::string> peers;
+    for (const auto& n : nodes) {
+      detail::integer_weight(scheme, n.name, n.weight, 1, 1);
+      peers.push_back(n.name);
+    }
+    return std::make_unique<groupcache_placement>(groupcache_placement::default_replicas,
+                                                  std::move(peers));
+  }
+  if (scheme == "guava") {
+    // --nodes N: N buckets "0".."N-1" (the CLI names a count n1..nN).
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].name != std::to_string(i) && nodes[i].name != fmt::format("n{}", i + 1)) {
+        throw std::invalid_argument(
+            "guava: give the number of buckets (--nodes N); buckets have no names");
+      }
+    }
+    return std::make_unique<guava_placement>(static_cast<std::uint32_t>(nodes.size()));
+  }
+  if (scheme == "cassandra") {
+    // Without tokens: one token per node, node i at -2^63 + i * floor((2^64 - 1) / N),
+    // SimpleStrategy with factor 1.
+    std::vector<cassandra_node> list;
+    const std::uint64_t step = ~std::uint64_t{0} / std::max<std::size_t>(nodes.size(), 1);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      detail::integer_weight(scheme, nodes[i].name, nodes[i].weight, 1, 1);
+      const std::uint64_t at = step * i;
+      list.push_back({nodes[i].name,
+                      "datacenter1",
+                      "rack1",
+                      {static_cast<std::int64_t>(at ^ (std::uint64_t{1} << 63))}});
+    }
+    return std::make_unique<cassandra_placement>(std::move(list), cassandra_replication::simple(1));
   }
   throw std::invalid_argument(fmt::format("'{}' is not a system scheme; the known ones are {}",
                                           scheme, fmt::join(scheme_names, ", ")));

@@ -172,4 +172,94 @@ std::uint32_t md5_word_le(std::string_view data, unsigned word) noexcept {
          (static_cast<std::uint32_t>(d[o + 3]) << 24);
 }
 
+namespace {
+
+std::uint64_t rotl64(std::uint64_t x, int r) noexcept { return (x << r) | (x >> (64 - r)); }
+
+std::uint64_t fmix64(std::uint64_t k) noexcept {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdu;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53u;
+  k ^= k >> 33;
+  return k;
+}
+
+std::uint64_t load64_le(std::string_view data, std::size_t at) noexcept {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < 8; ++i)
+    v |= static_cast<std::uint64_t>(byte_at(data, at + i)) << (8 * i);
+  return v;
+}
+
+// MurmurHash3_x64_128's h1; `signed_tail` reads the tail bytes as signed
+// (Cassandra), else as unsigned (the reference, Guava).
+std::uint64_t murmur3_h1(std::string_view data, std::uint64_t seed, bool signed_tail) noexcept {
+  constexpr std::uint64_t c1 = 0x87c37b91114253d5u;
+  constexpr std::uint64_t c2 = 0x4cf5ad432745937fu;
+  const std::size_t nblocks = data.size() / 16;
+  std::uint64_t h1 = seed;
+  std::uint64_t h2 = seed;
+  for (std::size_t i = 0; i < nblocks; ++i) {
+    std::uint64_t k1 = load64_le(data, i * 16);
+    std::uint64_t k2 = load64_le(data, i * 16 + 8);
+    k1 *= c1;
+    k1 = rotl64(k1, 31);
+    k1 *= c2;
+    h1 ^= k1;
+    h1 = rotl64(h1, 27);
+    h1 += h2;
+    h1 = h1 * 5 + 0x52dce729u;
+    k2 *= c2;
+    k2 = rotl64(k2, 33);
+    k2 *= c1;
+    h2 ^= k2;
+    h2 = rotl64(h2, 31);
+    h2 += h1;
+    h2 = h2 * 5 + 0x38495ab5u;
+  }
+  const std::size_t tail = nblocks * 16;
+  const std::size_t rest = data.size() & 15u;
+  const auto lane = [&](std::size_t j) -> std::uint64_t {
+    const char c = data[tail + j];
+    return signed_tail ? signed_char_64(c)
+                       : static_cast<std::uint64_t>(static_cast<std::uint8_t>(c));
+  };
+  std::uint64_t k1 = 0;
+  std::uint64_t k2 = 0;
+  for (std::size_t j = rest; j > 8; --j) k2 ^= lane(j - 1) << (8 * (j - 9));
+  if (rest > 8) {
+    k2 *= c2;
+    k2 = rotl64(k2, 33);
+    k2 *= c1;
+    h2 ^= k2;
+  }
+  for (std::size_t j = std::min<std::size_t>(rest, 8); j > 0; --j)
+    k1 ^= lane(j - 1) << (8 * (j - 1));
+  if (rest > 0) {
+    k1 *= c1;
+    k1 = rotl64(k1, 31);
+    k1 *= c2;
+    h1 ^= k1;
+  }
+  h1 ^= static_cast<std::uint64_t>(data.size());
+  h2 ^= static_cast<std::uint64_t>(data.size());
+  h1 += h2;
+  h2 += h1;
+  h1 = fmix64(h1);
+  h2 = fmix64(h2);
+  h1 += h2;
+  return h1;
+}
+
+}  // namespace
+
+std::uint64_t murmur3_x64_128_h1(std::string_view data, std::uint32_t seed) noexcept {
+  return murmur3_h1(data, seed, false);
+}
+
+std::int64_t cassandra_murmur3_h1(std::string_view data) noexcept {
+  return static_cast<std::int64_t>(murmur3_h1(data, 0, true));
+}
+
 }  // namespace ringbloom::schemes

@@ -3,7 +3,8 @@
 
     peer_driver.py SYSTEM SPEC_FILE KEYS_FILE
 
-SYSTEM is nginx, haproxy, twemproxy or redis-cluster. SPEC_FILE (JSON) describes the
+SYSTEM is nginx, haproxy, twemproxy, redis-cluster, groupcache, guava or
+cassandra. SPEC_FILE (JSON) describes the
 servers (see each run_* function). KEYS_FILE holds one key per line (raw
 bytes, no tab, no CR/LF). The driver starts the system on 127.0.0.1 with free
 ports in a temporary directory, sends every key through it, stops every
@@ -432,11 +433,141 @@ def run_redis_cluster(spec, keys, tmp, procs):
             "slots": slots}, answers
 
 
+# ---------------------------------------------------------------- groupcache
+GROUPCACHE_PEER = r"""
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/golang/groupcache/consistenthash"
+)
+
+func main() {
+	var spec struct {
+		Replicas int      `json:"replicas"`
+		Peers    []string `json:"peers"`
+	}
+	data, _ := os.ReadFile(os.Args[1])
+	if err := json.Unmarshal(data, &spec); err != nil {
+		panic(err)
+	}
+	m := consistenthash.New(spec.Replicas, nil)
+	m.Add(spec.Peers...)
+	in, _ := os.Open(os.Args[2])
+	out := bufio.NewWriter(os.Stdout)
+	scan := bufio.NewScanner(in)
+	for scan.Scan() {
+		fmt.Fprintf(out, "%s\n", m.Get(scan.Text()))
+	}
+	out.Flush()
+}
+"""
+
+
+def run_program(argv, tmp, what, env=None):
+    done = subprocess.run(argv, capture_output=True, timeout=120, cwd=tmp, env=env)
+    if done.returncode != 0:
+        raise PeerError(f"{what} failed: {done.stderr.decode('utf-8', 'replace')[-1500:]}")
+    return done.stdout.decode("utf-8").split("\n")[:-1]
+
+
+def write_keys(tmp, keys):
+    path = os.path.join(tmp, "keys.txt")
+    with open(path, "wb") as f:
+        f.write(b"".join(k + b"\n" for k in keys))
+    return path
+
+
+def run_groupcache(spec, keys, tmp, procs):
+    """spec: {"replicas": R, "peers": [...]}: consistenthash.Map, peers added in order."""
+    src = os.path.join(tmp, "peer.go")
+    with open(src, "w") as f:
+        f.write(GROUPCACHE_PEER)
+    with open(os.path.join(tmp, "spec.json"), "w") as f:
+        json.dump(spec, f)
+    env = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=os.path.join(tmp, "gocache"),
+               HOME=tmp)
+    answers = run_program(["go", "run", src, "spec.json", write_keys(tmp, keys)], tmp, "go run", env)
+    return {"servers": spec["peers"]}, answers
+
+
+# --------------------------------------------------------------------- guava
+GUAVA_PEER = r"""
+import com.google.common.hash.Hashing;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+
+public class Peer {
+    public static void main(String[] args) throws Exception {
+        int buckets = Integer.parseInt(args[0]);
+        StringBuilder out = new StringBuilder();
+        for (String key : Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8)) {
+            long input = Hashing.murmur3_128().hashString(key, StandardCharsets.UTF_8).padToLong();
+            out.append(Hashing.consistentHash(input, buckets)).append('\n');
+        }
+        System.out.print(out);
+    }
+}
+"""
+
+
+def run_guava(spec, keys, tmp, procs):
+    """spec: {"buckets": N}: Hashing.consistentHash(murmur3_128 padToLong, N)."""
+    src = os.path.join(tmp, "Peer.java")
+    with open(src, "w") as f:
+        f.write(GUAVA_PEER)
+    answers = run_program(["java", "-cp", "/usr/share/java/guava.jar", src, str(spec["buckets"]),
+                           write_keys(tmp, keys)], tmp, "java")
+    return {"servers": [str(b) for b in range(spec["buckets"])]}, answers
+
+
+# ----------------------------------------------------------------- cassandra
+def run_cassandra(spec, keys, tmp, procs):
+    """spec: {"nodes": [{"name", "dc", "rack", "tokens": [...]}], "rf": R,
+    "dc_rf": {dc: R}}. The DataStax driver's Murmur3 tokens, its ring search
+    (TokenMap.get_replicas) and its SimpleStrategy / NetworkTopologyStrategy
+    replica maps; no server. Answers "owner|simple replicas|nts replicas"."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    from bisect import bisect_left
+    from cassandra.metadata import Murmur3Token, SimpleStrategy, NetworkTopologyStrategy
+    from cassandra.pool import Host
+    from cassandra.connection import DefaultEndPoint
+    from cassandra.policies import SimpleConvictionPolicy
+
+    owner, hosts = {}, {}
+    for n in spec["nodes"]:
+        host = Host(DefaultEndPoint(n["name"]), SimpleConvictionPolicy, datacenter=n["dc"], rack=n["rack"])
+        hosts[n["name"]] = host
+        for t in n["tokens"]:
+            owner[Murmur3Token(t)] = host
+    ring = sorted(owner)
+    simple = SimpleStrategy({"replication_factor": str(spec["rf"])}).make_token_replica_map(owner, ring)
+    nts = NetworkTopologyStrategy({dc: str(r) for dc, r in spec["dc_rf"].items()}).make_token_replica_map(owner, ring)
+    answers, tokens = [], []
+    for k in keys:
+        token = Murmur3Token.from_key(k)
+        tokens.append(token.value)
+        point = bisect_left(ring, token)
+        at = ring[0] if point == len(ring) else ring[point]
+        answers.append("|".join([owner[at].endpoint.address,
+                                 ",".join(h.endpoint.address for h in simple[at]),
+                                 ",".join(h.endpoint.address for h in nts[at])]))
+    return {"servers": [n["name"] for n in spec["nodes"]], "tokens": tokens}, answers
+
+
 RUNNERS = {
     "nginx": run_nginx,
     "haproxy": run_haproxy,
     "twemproxy": run_twemproxy,
     "redis-cluster": run_redis_cluster,
+    "groupcache": run_groupcache,
+    "guava": run_guava,
+    "cassandra": run_cassandra,
 }
 
 
@@ -449,7 +580,9 @@ def main(argv):
         spec = json.load(f)
     with open(keys_path, "rb") as f:
         keys = [line.rstrip(b"\n") for line in f if line.rstrip(b"\n")]
-    if shutil.which({"twemproxy": "nutcracker", "redis-cluster": "redis-server"}.get(system, system)) is None:
+    program = {"twemproxy": "nutcracker", "redis-cluster": "redis-server", "groupcache": "go", "guava": "java",
+               "cassandra": "python3"}.get(system, system)
+    if shutil.which(program) is None:
         print(f"peer_driver: {system} is not installed; run scripts/install-deps", file=sys.stderr)
         return 3
     signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(PeerError(f"over {DEADLINE} s")))

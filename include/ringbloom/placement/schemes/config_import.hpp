@@ -11,6 +11,9 @@
 //   - one `servers:` entry of nutcracker.yml ("host:port:weight [name]"):
 //     twemproxy_server_from_line; the YAML itself is read by the caller.
 //   - `redis-cli CLUSTER NODES` output: masters with their slot ranges.
+//   - `nodetool ring` output: each node's address, data centre, rack and
+//     tokens (the lines under "Datacenter: NAME"), with the replication
+//     given by the caller (nodetool ring does not show it).
 // Settings that change placement but that the scheme does not reproduce
 // (nginx `down`/`backup`, HAProxy `hash-balance-factor`, backup or disabled
 // servers, a non-consistent balance) are refused with the reason, never
@@ -31,6 +34,7 @@
 #include <string_view>
 
 #include "ringbloom/placement/placement.hpp"
+#include "ringbloom/placement/schemes/cassandra.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
 
 namespace ringbloom::schemes {
@@ -55,5 +59,10 @@ namespace ringbloom::schemes {
 /// The masters of `CLUSTER NODES` output as a redis_cluster_placement.
 [[nodiscard]] std::unique_ptr<placement> import_redis_cluster_nodes(std::string_view text,
                                                                     std::string_view source);
+
+/// The nodes of `nodetool ring` output as a cassandra_placement with
+/// `replication`.
+[[nodiscard]] std::unique_ptr<placement> import_nodetool_ring(
+    std::string_view text, std::string_view source, const cassandra_replication& replication);
 
 }  // namespace ringbloom::schemes

@@ -75,4 +75,18 @@ namespace ringbloom::schemes {
 /// libmemcached's ketama_hash, and (word 0) twemproxy's `hash: md5`.
 [[nodiscard]] std::uint32_t md5_word_le(std::string_view data, unsigned word = 0) noexcept;
 
+/// MurmurHash3 x64 128 (Austin Appleby's reference, seed `seed`): the first
+/// 64-bit half h1, as Guava's murmur3_128(seed).hashBytes(..).asLong()
+/// (padToLong) reads it.
+[[nodiscard]] std::uint64_t murmur3_x64_128_h1(std::string_view data,
+                                               std::uint32_t seed = 0) noexcept;
+
+/// Cassandra's variant of the same (MurmurHash.hash3_x64_128 in Cassandra 4,
+/// and the DataStax driver's cmurmur3.c): the bytes of the tail (the last
+/// len % 16) are read as *signed* bytes, so a tail byte >= 0x80 is XORed in
+/// sign-extended, setting every higher bit of its 64-bit lane. Keys whose
+/// tail is ASCII hash as with the reference; others differ. Returns h1 as
+/// the signed token.
+[[nodiscard]] std::int64_t cassandra_murmur3_h1(std::string_view data) noexcept;
+
 }  // namespace ringbloom::schemes
