@@ -25,6 +25,7 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
+#include "ringbloom/placement/schemes/envoy.hpp"
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
 #include "scheme_commands.hpp"
@@ -38,6 +39,7 @@ struct import_options {
   std::string upstream;
   std::string backend;
   std::string pool;
+  std::string cluster;
   std::string output;
   std::uint32_t rf = 1;
   std::string dc_rf;
@@ -147,7 +149,136 @@ std::unique_ptr<placement> import_twemproxy(const std::string& text, const std::
     throw data_error(fmt::format("{}: {}", file, e.what()));
   }
 }
+// An Envoy cluster (a bootstrap's static_resources.clusters, a top-level
+// clusters list, or one cluster) with lb_policy RING_HASH or MAGLEV.
+std::unique_ptr<placement> import_envoy(const std::string& text, const std::string& file,
+                                        const std::string& name) {
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw data_error(
+        fmt::format("{}:{}: not valid YAML ({}); fix the file", file, e.mark.line + 1, e.msg));
+  }
+  const auto line_of = [&](const YAML::Node& n) { return n.Mark().line + 1; };
+  const auto fail = [&](const YAML::Node& n, const std::string& what) -> data_error {
+    return data_error(fmt::format("{}:{}: {}", file, n.IsDefined() ? line_of(n) : 1, what));
+  };
+  YAML::Node clusters;
+  if (doc["static_resources"] && doc["static_resources"]["clusters"]) {
+    clusters = doc["static_resources"]["clusters"];
+  } else if (doc["clusters"]) {
+    clusters = doc["clusters"];
+  } else if (doc["name"]) {
+    clusters.push_back(doc);
+  }
+  YAML::Node cluster;
+  for (const YAML::Node& c : clusters) {
+    if (c["name"] && (name.empty() || c["name"].as<std::string>() == name)) {
+      cluster = c;
+      break;
+    }
+  }
+  if (!cluster)
+    throw data_error(fmt::format(
+        "{}: no cluster '{}'; name one of the file's clusters with --cluster", file, name));
+  const std::string policy =
+      cluster["lb_policy"] ? cluster["lb_policy"].as<std::string>() : "ROUND_ROBIN";
+  if (policy != "RING_HASH" && policy != "MAGLEV") {
+    throw fail(
+        cluster["lb_policy"],
+        fmt::format(
+            "lb_policy {} places no key by hash; the envoy schemes read RING_HASH and MAGLEV",
+            policy));
+  }
+  const YAML::Node common = cluster["common_lb_config"];
+  bool by_hostname = false;
+  if (common) {
+    const YAML::Node chc = common["consistent_hashing_lb_config"];
+    if (chc && chc["use_hostname_for_hashing"])
+      by_hostname = chc["use_hostname_for_hashing"].as<bool>();
+    if (chc && chc["hash_balance_factor"] && chc["hash_balance_factor"].as<std::uint32_t>() != 0) {
+      throw fail(chc["hash_balance_factor"],
+                 "hash_balance_factor bounds each host's load and moves keys off busy hosts at run "
+                 "time, which "
+                 "ringbloom does not model; remove it to import the plain placement");
+    }
+    if (common["locality_weighted_lb_config"]) {
+      throw fail(common["locality_weighted_lb_config"],
+                 "locality weighting is not modelled; remove it to import");
+    }
+  }
+  std::vector<schemes::envoy_host> hosts;
+  const YAML::Node localities = cluster["load_assignment"]["endpoints"];
+  if (!localities || !localities.IsSequence())
+    throw fail(cluster, "the cluster has no load_assignment.endpoints");
+  for (const YAML::Node& locality : localities) {
+    if (locality["priority"] && locality["priority"].as<std::uint32_t>() != 0) {
+      throw fail(locality["priority"],
+                 "endpoints of priority > 0 (failover) are not modelled; remove them to import");
+    }
+    for (const YAML::Node& lb : locality["lb_endpoints"]) {
+      const YAML::Node endpoint = lb["endpoint"];
+      const YAML::Node socket = endpoint["address"]["socket_address"];
+      if (!socket || !socket["address"] || !socket["port_value"]) {
+        throw fail(lb, "an endpoint has no address.socket_address with address and port_value");
+      }
+      std::string host;
+      if (by_hostname) {
+        if (!endpoint["hostname"])
+          throw fail(endpoint, "use_hostname_for_hashing is on but the endpoint has no hostname");
+        host = endpoint["hostname"].as<std::string>();
+      } else {
+        const std::string address = socket["address"].as<std::string>();
+        const std::string port = socket["port_value"].as<std::string>();
+        host = address.find(':') != std::string::npos ? "[" + address + "]:" + port
+                                                      : address + ":" + port;
+      }
+      std::uint32_t weight = 1;
+      if (lb["load_balancing_weight"]) weight = lb["load_balancing_weight"].as<std::uint32_t>();
+      if (weight == 0 || weight > 128)
+        throw fail(lb["load_balancing_weight"], "load_balancing_weight is not in Envoy's 1..128");
+      for (const auto& other : hosts) {
+        if (other.name == host) throw fail(lb, fmt::format("host {} is listed twice", host));
+      }
+      hosts.push_back({host, weight});
+    }
+  }
+  try {
+    if (policy == "MAGLEV") {
+      const YAML::Node config = cluster["maglev_lb_config"];
+      const std::uint64_t size = config && config["table_size"]
+                                     ? config["table_size"].as<std::uint64_t>()
+                                     : schemes::envoy_maglev_placement::default_table_size;
+      return std::make_unique<schemes::envoy_maglev_placement>(std::move(hosts), size);
+    }
+    const YAML::Node config = cluster["ring_hash_lb_config"];
+    if (config && config["hash_function"] &&
+        config["hash_function"].as<std::string>() != "XX_HASH") {
+      throw fail(config["hash_function"],
+                 "hash_function MURMUR_HASH_2 is not reproduced; only XX_HASH (the default)");
+    }
+    const std::uint64_t min = config && config["minimum_ring_size"]
+                                  ? config["minimum_ring_size"].as<std::uint64_t>()
+                                  : schemes::envoy_ring_hash_placement::default_minimum_ring_size;
+    const std::uint64_t max = config && config["maximum_ring_size"]
+                                  ? config["maximum_ring_size"].as<std::uint64_t>()
+                                  : schemes::envoy_ring_hash_placement::default_maximum_ring_size;
+    return std::make_unique<schemes::envoy_ring_hash_placement>(std::move(hosts), min, max);
+  } catch (const std::invalid_argument& e) {
+    throw data_error(fmt::format("{}:{}: {}", file, line_of(cluster), e.what()));
+  } catch (const YAML::Exception& e) {
+    throw data_error(fmt::format("{}:{}: {}", file, e.mark.line + 1, e.msg));
+  }
+}
 #else
+std::unique_ptr<placement> import_envoy(const std::string&, const std::string& file,
+                                        const std::string&) {
+  throw data_error(
+      fmt::format("{}: this ringbloom was built without yaml-cpp and cannot read Envoy YAML; "
+                  "install libyaml-cpp-dev (scripts/install-deps) and rebuild",
+                  file));
+}
 std::unique_ptr<placement> import_twemproxy(const std::string&, const std::string& file,
                                             const std::string&) {
   throw data_error(
@@ -174,12 +305,14 @@ void run_import(const import_options& o) {
     p = import_twemproxy(text, o.file, o.pool);
   } else if (o.system == "redis-cluster") {
     p = schemes::import_redis_cluster_nodes(text, o.file);
+  } else if (o.system == "envoy") {
+    p = import_envoy(text, o.file, o.cluster);
   } else if (o.system == "cassandra") {
     p = schemes::import_nodetool_ring(text, o.file, replication_from(o));
   } else {
     throw usage_error(
         fmt::format("'{}' is not a system ring import reads; give nginx, haproxy, twemproxy, "
-                    "redis-cluster or cassandra",
+                    "redis-cluster, cassandra or envoy",
                     o.system));
   }
   const std::string topology = schemes::scheme_topology_json(*p);
@@ -210,6 +343,7 @@ void add_ring_import(CLI::App& ring) {
   cmd->add_option("--backend", o->backend, "haproxy: the backend (or listen) section to read");
   cmd->add_option("--pool", o->pool,
                   "twemproxy: the pool to read (optional when the file has one)");
+  cmd->add_option("--cluster", o->cluster, "envoy: the cluster to read (RING_HASH or MAGLEV)");
   cmd->add_option("--rf", o->rf, "cassandra: SimpleStrategy replication factor (default 1)");
   cmd->add_option("--dc-rf", o->dc_rf,
                   "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)");

@@ -9,6 +9,7 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/placement/schemes/cassandra.hpp"
+#include "ringbloom/placement/schemes/envoy.hpp"
 #include "ringbloom/placement/schemes/groupcache.hpp"
 #include "ringbloom/placement/schemes/guava.hpp"
 #include "ringbloom/placement/schemes/haproxy.hpp"
@@ -22,8 +23,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 7> scheme_names = {
-    "nginx", "haproxy", "twemproxy", "redis-cluster", "cassandra", "groupcache", "guava"};
+constexpr std::array<std::string_view, 9> scheme_names = {
+    "nginx",      "haproxy", "twemproxy",       "redis-cluster", "cassandra",
+    "groupcache", "guava",   "envoy-ring-hash", "envoy-maglev"};
 
 [[noreturn]] void refuse(std::string_view source, std::string_view what) {
   throw data_error(fmt::format("{}: {}", source, what));
@@ -132,6 +134,38 @@ std::unique_ptr<placement> build(std::string_view scheme, const json& doc,
       servers.push_back({names[i], weight_of(nodes[i], where, source)});
     }
     return std::make_unique<twemproxy_placement>(*function, std::move(servers));
+  }
+  if (scheme == "envoy-ring-hash" || scheme == "envoy-maglev") {
+    const bool ring = scheme == "envoy-ring-hash";
+    if (ring) {
+      check_members(
+          doc, {"format", "version", "scheme", "minimum_ring_size", "maximum_ring_size", "nodes"},
+          "the topology", source);
+    } else {
+      check_members(doc, {"format", "version", "scheme", "table_size", "nodes"}, "the topology",
+                    source);
+    }
+    std::vector<envoy_host> hosts;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const std::string where = fmt::format("node '{}'", names[i]);
+      check_members(nodes[i], {"name", "weight"}, where, source);
+      hosts.push_back({names[i], weight_of(nodes[i], where, source)});
+    }
+    const auto number = [&](const char* name, std::uint64_t fallback) -> std::uint64_t {
+      const auto it = doc.find(name);
+      if (it == doc.end()) return fallback;
+      if (!it->is_number_unsigned())
+        refuse(source, fmt::format("\"{}\" is not a positive integer", name));
+      return it->get<std::uint64_t>();
+    };
+    if (ring) {
+      return std::make_unique<envoy_ring_hash_placement>(
+          std::move(hosts),
+          number("minimum_ring_size", envoy_ring_hash_placement::default_minimum_ring_size),
+          number("maximum_ring_size", envoy_ring_hash_placement::default_maximum_ring_size));
+    }
+    return std::make_unique<envoy_maglev_placement>(
+        std::move(hosts), number("table_size", envoy_maglev_placement::default_table_size));
   }
   if (scheme == "groupcache") {
     check_members(doc, {"format", "version", "scheme", "replicas", "nodes"}, "the topology",
@@ -296,6 +330,15 @@ std::string scheme_topology_json(const placement& p) {
   } else if (const auto* t = dynamic_cast<const twemproxy_placement*>(&p)) {
     doc["hash"] = std::string(twemproxy_hash_name(t->hash()));
     for (const auto& s : t->servers()) nodes.push_back({{"name", s.name}, {"weight", s.weight}});
+  } else if (const auto* er = dynamic_cast<const envoy_ring_hash_placement*>(&p)) {
+    doc["minimum_ring_size"] = er->minimum_ring_size();
+    doc["maximum_ring_size"] = er->maximum_ring_size();
+    for (const auto& host : er->hosts())
+      nodes.push_back({{"name", host.name}, {"weight", host.weight}});
+  } else if (const auto* em = dynamic_cast<const envoy_maglev_placement*>(&p)) {
+    doc["table_size"] = em->table_size();
+    for (const auto& host : em->hosts())
+      nodes.push_back({{"name", host.name}, {"weight", host.weight}});
   } else if (const auto* g = dynamic_cast<const groupcache_placement*>(&p)) {
     doc["replicas"] = g->replicas();
     for (const auto& peer : g->peers()) nodes.push_back({{"name", peer}});
@@ -389,6 +432,15 @@ std::unique_ptr<placement> make_scheme_placement(std::string_view scheme,
       names.push_back(n.name);
     }
     return std::make_unique<redis_cluster_placement>(redis_even_split(names));
+  }
+  if (scheme == "envoy-ring-hash" || scheme == "envoy-maglev") {
+    std::vector<envoy_host> hosts;
+    for (const auto& n : nodes) {
+      hosts.push_back({n.name, detail::integer_weight(scheme, n.name, n.weight, 1, 1u << 20)});
+    }
+    if (scheme == "envoy-ring-hash")
+      return std::make_unique<envoy_ring_hash_placement>(std::move(hosts));
+    return std::make_unique<envoy_maglev_placement>(std::move(hosts));
   }
   if (scheme == "groupcache") {
     std::vector<std::string> peers;
