@@ -145,6 +145,11 @@ std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view 
     const std::string& name = words[0]->text;
     const std::size_t line = words[0]->line;
     if (name == "hash") {
+      if (words.size() > 3) {
+        refuse_at(source, line,
+                  fmt::format("expected ';' after 'hash {} {}' (the directive runs on into '{}')",
+                              words[1]->text, words[2]->text, words[3]->text));
+      }
       if (words.size() == 3 && words[2]->text == "consistent") {
         consistent = true;
       } else {
