@@ -43,7 +43,7 @@ void check_hosts(std::string_view kind, const std::vector<envoy_host>& hosts) {
     if (h.name.empty())
       throw std::invalid_argument(fmt::format("{}: a host is empty; give its address", kind));
     if (!seen.insert(h.name).second) detail::throw_duplicate_node(kind, h.name);
-    detail::integer_weight(kind, h.name, h.weight, 1, 1u << 20);
+    detail::integer_weight(kind, h.name, h.weight, 1, 128);
   }
 }
 
@@ -75,10 +75,10 @@ envoy_ring_hash_placement::envoy_ring_hash_placement(std::vector<envoy_host> hos
                                                      std::uint64_t minimum_ring_size,
                                                      std::uint64_t maximum_ring_size)
     : min_ring_(minimum_ring_size), max_ring_(maximum_ring_size) {
-  if (min_ring_ > max_ring_ || max_ring_ > (std::uint64_t{1} << 26)) {
+  if (min_ring_ > max_ring_ || max_ring_ > detail::max_total_points) {
     throw std::invalid_argument(
         fmt::format("envoy-ring-hash: minimum_ring_size ({}) > maximum_ring_size ({}), or the "
-                    "maximum is above 2^26",
+                    "maximum is above 2^24",
                     min_ring_, max_ring_));
   }
   rebuild(std::move(hosts));
@@ -123,8 +123,7 @@ std::uint32_t envoy_ring_hash_placement::node_index_for_hash(std::uint64_t h) co
 
 void envoy_ring_hash_placement::add_node(const placement_node& node) {
   std::vector<envoy_host> hosts = hosts_;
-  hosts.push_back(
-      {node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1, 1u << 20)});
+  hosts.push_back({node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1, 128)});
   rebuild(std::move(hosts));
 }
 
@@ -137,7 +136,7 @@ void envoy_ring_hash_placement::remove_node(std::string_view name) {
 void envoy_ring_hash_placement::set_weight(std::string_view name, double weight) {
   std::vector<envoy_host> hosts = hosts_;
   hosts[index_of(kind_name(), hosts, name)].weight =
-      detail::integer_weight(kind_name(), name, weight, 1, 1u << 20);
+      detail::integer_weight(kind_name(), name, weight, 1, 128);
   rebuild(std::move(hosts));
 }
 
@@ -219,8 +218,7 @@ std::uint32_t envoy_maglev_placement::node_index_for_hash(std::uint64_t h) const
 
 void envoy_maglev_placement::add_node(const placement_node& node) {
   std::vector<envoy_host> hosts = hosts_;
-  hosts.push_back(
-      {node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1, 1u << 20)});
+  hosts.push_back({node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1, 128)});
   rebuild(std::move(hosts));
 }
 
@@ -233,7 +231,7 @@ void envoy_maglev_placement::remove_node(std::string_view name) {
 void envoy_maglev_placement::set_weight(std::string_view name, double weight) {
   std::vector<envoy_host> hosts = hosts_;
   hosts[index_of(kind_name(), hosts, name)].weight =
-      detail::integer_weight(kind_name(), name, weight, 1, 1u << 20);
+      detail::integer_weight(kind_name(), name, weight, 1, 128);
   rebuild(std::move(hosts));
 }
 

@@ -29,6 +29,9 @@ void groupcache_placement::rebuild(std::vector<std::string> peers) {
       throw std::invalid_argument("groupcache: a peer is empty; give each peer its base URL");
     if (!seen.insert(p).second) detail::throw_duplicate_node(kind, p);
   }
+  if (std::uint64_t{replicas_} * peers.size() > detail::max_total_points) {
+    detail::throw_too_many_points(kind, std::uint64_t{replicas_} * peers.size());
+  }
   std::vector<detail::point> points;
   points.reserve(peers.size() * replicas_);
   for (std::size_t p = 0; p < peers.size(); ++p) {

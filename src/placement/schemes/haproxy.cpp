@@ -90,6 +90,9 @@ void haproxy_placement::rebuild(std::vector<haproxy_server> servers) {
   if (std::any_of(ids.begin(), ids.end(), [](std::uint32_t id) { return id > max_id; })) {
     throw std::invalid_argument("haproxy: more than 2^20 servers; ringbloom models ids below 2^20");
   }
+  std::uint64_t total_points = 0;
+  for (const haproxy_server& s : servers) total_points += std::uint64_t{s.weight} * weight_scale;
+  if (total_points > detail::max_total_points) detail::throw_too_many_points(kind, total_points);
   std::vector<detail::point> points;
   for (std::size_t i = 0; i < servers.size(); ++i) {
     const std::uint32_t count = servers[i].weight * weight_scale;

@@ -73,7 +73,9 @@ nginx_placement::nginx_placement(std::vector<nginx_server> servers) { rebuild(st
 
 void nginx_placement::rebuild(std::vector<nginx_server> servers) {
   std::unordered_set<std::string_view> seen;
+  std::uint64_t total_points = 0;
   for (const nginx_server& s : servers) {
+    total_points += std::uint64_t{s.weight} * points_per_weight;
     if (s.server.empty()) {
       throw std::invalid_argument(
           "nginx: a server has an empty address; give each server its address text");
@@ -81,6 +83,7 @@ void nginx_placement::rebuild(std::vector<nginx_server> servers) {
     if (!seen.insert(s.server).second) detail::throw_duplicate_node(kind, s.server);
     detail::integer_weight(kind, s.server, s.weight, 1, max_weight);
   }
+  if (total_points > detail::max_total_points) detail::throw_too_many_points(kind, total_points);
   detail::point_table table(make_points(servers));
   servers_ = std::move(servers);
   table_ = std::move(table);

@@ -436,7 +436,7 @@ std::unique_ptr<placement> make_scheme_placement(std::string_view scheme,
   if (scheme == "envoy-ring-hash" || scheme == "envoy-maglev") {
     std::vector<envoy_host> hosts;
     for (const auto& n : nodes) {
-      hosts.push_back({n.name, detail::integer_weight(scheme, n.name, n.weight, 1, 1u << 20)});
+      hosts.push_back({n.name, detail::integer_weight(scheme, n.name, n.weight, 1, 128)});
     }
     if (scheme == "envoy-ring-hash")
       return std::make_unique<envoy_ring_hash_placement>(std::move(hosts));

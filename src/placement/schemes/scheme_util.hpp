@@ -25,6 +25,17 @@ inline std::uint32_t integer_weight(std::string_view kind, std::string_view node
   return static_cast<std::uint32_t>(weight);
 }
 
+/// The most points (or table entries) a scheme builds: 2^24, as topology.hpp's
+/// max_topology_points. Guards against a short file asking for gigabytes.
+inline constexpr std::uint64_t max_total_points = std::uint64_t{1} << 24;
+
+[[noreturn]] inline void throw_too_many_points(std::string_view kind, std::uint64_t points) {
+  throw std::invalid_argument(
+      fmt::format("{}: the servers would need {} points, more than ringbloom builds (2^24); lower "
+                  "the weights or the count",
+                  kind, points));
+}
+
 [[noreturn]] inline void throw_empty(std::string_view kind) {
   throw std::logic_error(
       fmt::format("{}: the placement has no node that can own a key; add a node first", kind));

@@ -71,6 +71,9 @@ void twemproxy_placement::rebuild(std::vector<twemproxy_server> servers) {
     if (!seen.insert(s.name).second) detail::throw_duplicate_node(kind, s.name);
     total_weight += detail::integer_weight(kind, s.name, s.weight, 1, max_weight);
   }
+  if (std::uint64_t{160} * servers.size() > detail::max_total_points) {
+    detail::throw_too_many_points(kind, std::uint64_t{160} * servers.size());
+  }
   std::vector<detail::point> points;
   std::vector<std::uint32_t> counts;
   for (std::size_t i = 0; i < servers.size(); ++i) {

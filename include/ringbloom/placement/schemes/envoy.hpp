@@ -52,7 +52,7 @@
 namespace ringbloom::schemes {
 
 /// A host of the cluster: the string Envoy hashes (address or hostname) and
-/// its load_balancing_weight (1..128 in Envoy's API; >= 1 here).
+/// its load_balancing_weight (1..128, Envoy's range).
 struct envoy_host {
   std::string name;
   std::uint32_t weight = 1;
