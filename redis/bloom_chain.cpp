@@ -82,8 +82,14 @@ bloom_chain::bloom_chain(std::uint64_t capacity, double fpr, std::uint32_t expan
   if (!(fpr > 0 && fpr < 1)) throw std::invalid_argument("the error rate must be in (0, 1)");
   if (expansion < 1) throw std::invalid_argument("the expansion must be at least 1");
   const double first = layer_fpr(fpr, 0, nonscaling);
-  if (capacity > max_filter_bits || layer_bytes(capacity, first) > max_bytes) {
-    throw std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
+  const auto too_large = [] {
+    return std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
+  };
+  if (capacity > max_filter_bits) throw too_large();
+  try {
+    if (layer_bytes(capacity, first) > max_bytes) throw too_large();
+  } catch (const std::invalid_argument&) {
+    throw too_large();  // more than max_filter_bits
   }
   layers_.reserve(4);
   layers_.push_back({blocked_bloom_filter::for_capacity(capacity, first), capacity});

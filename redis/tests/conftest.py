@@ -83,6 +83,7 @@ class Server:
         cmd = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
                "--dir", self.dir, "--save", "", "--appendonly", "no",
                "--logfile", self.log, "--daemonize", "no", "--protected-mode", "no",
+               "--enable-debug-command", "yes",
                "--loadmodule", MODULE, *self.module_args]
         cmd += self.config
         if self.cluster:
@@ -176,6 +177,15 @@ def make_server(workdir):
 @pytest.fixture
 def server(make_server):
     return make_server()
+
+
+@pytest.fixture
+def raw(server):
+    """A client without redis-py's module reply parsers (r.bf() installs them
+    on its own client), for asserting the wire replies."""
+    c = server.client()
+    yield c
+    c.close()
 
 
 @pytest.fixture
