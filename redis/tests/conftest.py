@@ -118,7 +118,8 @@ class Server:
         raise AssertionError(f"redis-server on port {self.port} not ready after {timeout} s:\n{self.log_text()}")
 
     def client(self, **kwargs):
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=60, **kwargs)
+        kwargs.setdefault("socket_timeout", 60)
+        return redis.Redis(host="127.0.0.1", port=self.port, **kwargs)
 
     def log_text(self):
         try:
