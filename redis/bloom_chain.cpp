@@ -3,11 +3,13 @@
 #include "bloom_chain.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -59,9 +61,46 @@ void check_seal(std::string_view bytes, const char* what) {
 
 std::uint64_t words_of(const blocked_bloom_filter& f) noexcept { return f.bits() / 64; }
 
-/// Bytes of a layer's words for `capacity` items at rate `fpr`.
-std::uint64_t layer_bytes(std::uint64_t capacity, double fpr) {
-  return bloom_math::blocked_size_for(capacity, fpr).bits / 8;
+/// The blocked sizing searches over k and the number of blocks with an exact
+/// rate formula: tens to hundreds of microseconds. Filters are made with few
+/// distinct (capacity, rate) pairs (BF.ADD's default, its layers), so the
+/// last answers are kept.
+filter_size blocked_size(std::uint64_t capacity, double fpr) {
+  struct entry {
+    std::uint64_t capacity = 0;
+    double fpr = 0;
+    filter_size size;
+  };
+  constexpr std::size_t slots = 64;
+  thread_local std::array<entry, slots> cache{};
+  thread_local std::size_t next = 0;
+  for (const entry& e : cache) {
+    if (e.capacity == capacity && e.fpr == fpr) return e.size;
+  }
+  const filter_size size = bloom_math::blocked_size_for(capacity, fpr);
+  cache[next] = {capacity, fpr, size};
+  next = (next + 1) % slots;
+  return size;
+}
+
+/// A lower bound of a layer's bytes: the classic filter's optimum,
+/// n log2(1/p) / ln 2 bits; a blocked filter always needs more.
+double least_layer_bytes(std::uint64_t capacity, double fpr) noexcept {
+  return static_cast<double>(capacity) * -std::log(fpr) / (std::numbers::ln2 * std::numbers::ln2) /
+         8;
+}
+
+/// Bytes of a layer's words for `capacity` items at rate `fpr`, or none
+/// when more than `limit` (checked cheaply first).
+std::optional<std::uint64_t> layer_bytes(std::uint64_t capacity, double fpr, std::uint64_t limit) {
+  if (least_layer_bytes(capacity, fpr) > static_cast<double>(limit)) return std::nullopt;
+  try {
+    const std::uint64_t bytes = blocked_size(capacity, fpr).bits / 8;
+    if (bytes > limit) return std::nullopt;
+    return bytes;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // more than max_filter_bits
+  }
 }
 
 }  // namespace
@@ -82,34 +121,28 @@ bloom_chain::bloom_chain(std::uint64_t capacity, double fpr, std::uint32_t expan
   if (!(fpr > 0 && fpr < 1)) throw std::invalid_argument("the error rate must be in (0, 1)");
   if (expansion < 1) throw std::invalid_argument("the expansion must be at least 1");
   const double first = layer_fpr(fpr, 0, nonscaling);
-  const auto too_large = [] {
-    return std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
-  };
-  if (capacity > max_filter_bits) throw too_large();
-  try {
-    if (layer_bytes(capacity, first) > max_bytes) throw too_large();
-  } catch (const std::invalid_argument&) {
-    throw too_large();  // more than max_filter_bits
+  if (capacity > max_filter_bits || !layer_bytes(capacity, first, max_bytes)) {
+    throw std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
   }
+  const filter_size size = blocked_size(capacity, first);
   layers_.reserve(4);
-  layers_.push_back({blocked_bloom_filter::for_capacity(capacity, first), capacity});
+  layers_.push_back({blocked_bloom_filter(size.bits, size.hashes), capacity});
 }
 
 bool bloom_chain::add_layer() {
-  if (layers_.size() >= max_layers) return false;
+  // The limits do not change, so a refusal is final: remember it rather
+  // than size the same layer again on every add.
+  if (cannot_grow_ || layers_.size() >= max_layers) return false;
+  cannot_grow_ = true;
   const layer& last = layers_.back();
   if (last.capacity > max_filter_bits / expansion_) return false;
   const std::uint64_t capacity = last.capacity * expansion_;
   const double budget = layer_fpr(fpr_, static_cast<std::uint32_t>(layers_.size()), nonscaling_);
-  if (budget < 1e-300) return false;
-  std::uint64_t bytes = 0;
-  try {
-    bytes = layer_bytes(capacity, budget);
-  } catch (const std::invalid_argument&) {
-    return false;  // more than max_filter_bits
-  }
-  if (bytes > max_bytes_ || word_bytes() + bytes > max_bytes_) return false;
-  layers_.push_back({blocked_bloom_filter::for_capacity(capacity, budget), capacity});
+  const std::uint64_t used = word_bytes();
+  if (used >= max_bytes_ || !layer_bytes(capacity, budget, max_bytes_ - used)) return false;
+  const filter_size size = blocked_size(capacity, budget);
+  layers_.push_back({blocked_bloom_filter(size.bits, size.hashes), capacity});
+  cannot_grow_ = false;
   return true;
 }
 

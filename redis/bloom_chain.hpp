@@ -129,6 +129,7 @@ class bloom_chain {
   bool nonscaling_ = false;
   std::uint64_t max_bytes_ = 0;
   std::vector<layer> layers_;
+  bool cannot_grow_ = false;  ///< add_layer was refused (the limits are fixed)
 };
 
 }  // namespace ringbloom::redis
