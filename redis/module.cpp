@@ -145,12 +145,19 @@ bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t cou
       api::Log(ctx, "warning", "ringbloom: the server refused the command %s", s.name);
       return false;
     }
-    api::KeySpec keys[2]{};
+    api::KeySpec keys[3]{};
     keys[0].flags = s.key_flags;
     keys[0].begin_search_type = api::begin_search_index;
     keys[0].bs.index.pos = 1;
     keys[0].find_keys_type = api::find_keys_range;
     keys[0].fk.range = {0, 1, 0};
+    if (s.keynum_index > 0) {
+      keys[1].flags = api::key_ro | api::key_access;
+      keys[1].begin_search_type = api::begin_search_index;
+      keys[1].bs.index.pos = s.keynum_index;
+      keys[1].find_keys_type = api::find_keys_keynum;
+      keys[1].fk.keynum = {0, 1, 1};
+    }
     api::CommandInfo info;
     info.summary = s.summary;
     info.since = "0.1.0";
@@ -185,7 +192,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     if (!rb::parse_settings(ctx, argv, argc)) return api::err;
     ringbloom::detail::set_word_allocator(&rb::redis_words);
     api::SetModuleOptions(ctx, api::option_handle_io_errors | api::option_handle_repl_async_load);
-    if (!rb::register_bloom(ctx)) return api::err;
+    if (!rb::register_bloom(ctx) || !rb::register_sketches(ctx)) return api::err;
     return api::ok;
   } catch (...) {
     return api::err;

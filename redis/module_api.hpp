@@ -201,6 +201,7 @@ struct CommandInfo {
   X(OpenKey, Key*, (Ctx * ctx, String * name, int mode))                                      \
   X(CloseKey, void, (Key * key))                                                              \
   X(KeyType, int, (Key * key))                                                                \
+  X(DeleteKey, int, (Key * key))                                                              \
   X(WrongArity, int, (Ctx * ctx))                                                             \
   X(ReplyWithLongLong, int, (Ctx * ctx, long long value))                                     \
   X(ReplyWithError, int, (Ctx * ctx, const char* error))                                      \

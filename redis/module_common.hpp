@@ -95,6 +95,8 @@ class open_key {
   [[nodiscard]] T* value() const {
     return static_cast<T*>(api::ModuleTypeGetValue(key_));
   }
+  /// Deletes the key and its value.
+  void remove() { api::DeleteKey(key_); }
   /// Stores `value` (owned by the key from now on).
   void set(api::Type* type, void* value) { api::ModuleTypeSetValue(key_, type, value); }
 
@@ -168,11 +170,16 @@ struct command_spec {
   std::uint64_t key_flags;
   int arity;  ///< as Redis: N exact, -N at least N (command name included)
   const char* summary;
+  /// For CMS.MERGE: the index of a numkeys argument followed by read-only
+  /// source keys (0: none).
+  int keynum_index = 0;
 };
 
 /// Registers BF.* (bf_commands.cpp) and the others; false after logging
 /// when the server refused one.
 bool register_bloom(api::Ctx* ctx);
+/// Registers CF.*, CMS.* and TOPK.* (sketch_commands.cpp).
+bool register_sketches(api::Ctx* ctx);
 bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t count);
 
 }  // namespace ringbloom::redis
