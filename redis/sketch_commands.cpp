@@ -85,24 +85,24 @@ constexpr std::uint32_t cf_default_bucket_size = 2;
 constexpr std::uint32_t cf_default_max_iterations = 20;
 constexpr std::uint32_t cf_default_expansion = 1;
 
-/// Whether the filter and every sub-filter it may grow (up to
-/// CF_MAX_EXPANSIONS of them) fit in MAX_FILTER_BYTES: the library grows
-/// inside add(), so the worst case is checked when the filter is made.
-bool cf_fits(std::uint64_t capacity, const cuckoo_filter::options& o) {
+/// How many sub-filters of a filter with these parameters fit in
+/// MAX_FILTER_BYTES together (0 when not even the first does). The
+/// library grows inside add(), at most one sub-filter per item, so the
+/// commands stop adding once a filter has this many.
+std::uint64_t cf_fitting_subs(std::uint64_t capacity, const cuckoo_filter::options& o) {
   const std::uint64_t limit = settings().max_filter_bytes;
   std::uint64_t buckets = std::max<std::uint64_t>(1, std::bit_ceil(capacity / o.bucket_size));
   const std::uint64_t growth = o.expansion == 0 ? 0 : std::bit_ceil(std::uint64_t{o.expansion});
-  const std::uint64_t subs =
-      growth == 0 ? 1 : std::min<std::uint64_t>(settings().cf_max_expansions, 64);
   std::uint64_t total = 0;
-  for (std::uint64_t i = 0; i < subs; ++i) {
-    if (buckets > limit) return false;
+  std::uint64_t subs = 0;
+  while (subs < cuckoo_filter::max_sub_filters && buckets <= limit) {
     total += (buckets * o.bucket_size * o.fingerprint_bits + 7) / 8 + 3;
-    if (total > limit) return false;
-    if (growth > 1 && buckets > limit / growth) return i + 1 == subs;
-    buckets *= std::max<std::uint64_t>(growth, 1);
+    if (total > limit) break;
+    ++subs;
+    if (growth == 0) break;
+    buckets *= growth;
   }
-  return true;
+  return subs;
 }
 
 value_of<cf_traits>* cf_create(open_key& key, std::uint64_t capacity,
@@ -127,6 +127,7 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     if (!c.to_long(2, capacity)) return c.error("Bad capacity");
     long long max_iterations = cf_default_max_iterations;
     if (const int at = c.find("MAXITERATIONS", 3); at != -1) {
+      if (at + 1 >= argc) return c.wrong_arity();
       if (!c.to_long(at + 1, max_iterations)) return c.error("Couldn't parse MAXITERATIONS");
       if (max_iterations <= 0) {
         return c.error("MAXITERATIONS parameter needs to be a positive integer");
@@ -134,11 +135,13 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     }
     long long bucket_size = cf_default_bucket_size;
     if (const int at = c.find("BUCKETSIZE", 3); at != -1) {
+      if (at + 1 >= argc) return c.wrong_arity();
       if (!c.to_long(at + 1, bucket_size)) return c.error("Couldn't parse BUCKETSIZE");
       if (bucket_size <= 0) return c.error("BUCKETSIZE parameter needs to be a positive integer");
     }
     long long expansion = cf_default_expansion;
     if (const int at = c.find("EXPANSION", 3); at != -1) {
+      if (at + 1 >= argc) return c.wrong_arity();
       if (!c.to_long(at + 1, expansion)) return c.error("Couldn't parse EXPANSION");
       if (expansion < 0) return c.error("EXPANSION parameter needs to be a non-negative integer");
     }
@@ -155,8 +158,8 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     open_key key(c, 1, api::key_read | api::key_write);
     const key_status status = key.status(types().cuckoo);
     if (status != key_status::empty) return c.error(status_error(status));
-    if (!cf_fits(static_cast<std::uint64_t>(capacity), o)) {
-      return c.error(limit_error("cuckoo filter with its CF_MAX_EXPANSIONS growth steps"));
+    if (cf_fitting_subs(static_cast<std::uint64_t>(capacity), o) == 0) {
+      return c.error(limit_error("cuckoo filter"));
     }
     cf_create(key, static_cast<std::uint64_t>(capacity), o);
     c.replicate();
@@ -177,7 +180,7 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
   cuckoo_filter* f = complete_value<cf_traits>(key, status);
   if (status == key_status::empty && o.autocreate) {
     cuckoo_filter::options opts;
-    if (!cf_fits(static_cast<std::uint64_t>(o.capacity), opts)) {
+    if (cf_fitting_subs(static_cast<std::uint64_t>(o.capacity), opts) == 0) {
       return c.error(limit_error("cuckoo filter"));
     }
     f = &*cf_create(key, static_cast<std::uint64_t>(o.capacity), opts)->value;
@@ -188,6 +191,7 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
   }
   const std::uint64_t max_subs = settings().cf_max_expansions;
   if (f->sub_filters().size() >= max_subs) return c.error("Maximum expansions reached");
+  const std::uint64_t fitting = cf_fitting_subs(f->capacity(), f->settings());
   const int n = c.argc - first;
   if (o.multi) c.array(n);
   for (int i = 0; i < n; ++i) {
@@ -195,8 +199,9 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
     int answer = 0;  // 1 inserted, 0 exists, -1 no space
     if (o.nx && f->may_contain(item)) {
       answer = 0;
-    } else if (f->sub_filters().size() > max_subs) {
-      answer = -1;
+    } else if (f->sub_filters().size() > max_subs ||
+               (f->settings().expansion != 0 && f->sub_filters().size() >= fitting)) {
+      answer = -1;  // a growth now could pass CF_MAX_EXPANSIONS or MAX_FILTER_BYTES
     } else {
       answer = f->add(item) ? 1 : -1;
     }

@@ -32,9 +32,17 @@ BF_COMMANDS = ["BF.RESERVE", "BF.ADD", "BF.MADD", "BF.INSERT", "BF.EXISTS", "BF.
                "BF.INFO", "BF.CARD", "BF.SCANDUMP", "BF.LOADCHUNK"]
 
 
+CF_COMMANDS = ["CF.RESERVE", "CF.ADD", "CF.ADDNX", "CF.INSERT", "CF.INSERTNX", "CF.EXISTS",
+               "CF.MEXISTS", "CF.DEL", "CF.COUNT", "CF.INFO", "CF.SCANDUMP", "CF.LOADCHUNK"]
+CMS_COMMANDS = ["CMS.INITBYDIM", "CMS.INITBYPROB", "CMS.INCRBY", "CMS.QUERY", "CMS.MERGE",
+                "CMS.INFO", "CMS.SCANDUMP", "CMS.LOADCHUNK"]
+TOPK_COMMANDS = ["TOPK.RESERVE", "TOPK.ADD", "TOPK.INCRBY", "TOPK.QUERY", "TOPK.COUNT",
+                 "TOPK.LIST", "TOPK.INFO", "TOPK.SCANDUMP", "TOPK.LOADCHUNK"]
+
+
 def families():
-    """The module's command names (grows with CF, CMS, TOPK when loaded)."""
-    return list(BF_COMMANDS)
+    """The module's command names: the four families."""
+    return BF_COMMANDS + CF_COMMANDS + CMS_COMMANDS + TOPK_COMMANDS
 
 
 class Generator:
@@ -90,15 +98,23 @@ class Generator:
 
 
 def dump_chunks(c):
+    """Real SCANDUMP chunks of each kind, to feed (whole and damaged) to LOADCHUNK."""
     c.bf().create("src", 0.01, 2000)
     c.bf().madd("src", *[f"s{i}" for i in range(3000)])
-    chunks, it = [], 0
-    while True:
-        it, data = c.bf().scandump("src", it)
-        if it == 0:
-            break
-        chunks.append((it, data))
-    c.delete("src")
+    c.execute_command("CF.RESERVE", "csrc", "1000")
+    c.execute_command("CF.INSERT", "csrc", "ITEMS", *[f"s{i}" for i in range(500)])
+    c.execute_command("CMS.INITBYDIM", "msrc", "100", "3")
+    c.execute_command("CMS.INCRBY", "msrc", "a", "1")
+    c.execute_command("TOPK.RESERVE", "tsrc", "3")
+    chunks = []
+    for key, prefix in (("src", "BF"), ("csrc", "CF"), ("msrc", "CMS"), ("tsrc", "TOPK")):
+        it = 0
+        while True:
+            it, data = c.execute_command(f"{prefix}.SCANDUMP", key, it)
+            if it == 0:
+                break
+            chunks.append((it, data))
+        c.delete(key)
     return chunks
 
 

@@ -15,11 +15,22 @@ def digest(c, key):
     return c.execute_command("DEBUG", "DIGEST-VALUE", key)
 
 
+SKETCH_KEYS = ("cf", "cms", "topk")
+
+
 def fill(c, key="f", n=3000, capacity=500):
     c.bf().create(key, 0.01, capacity)  # several layers
     items = [f"{key}:{i}" for i in range(n)]
     for i in range(0, n, 500):
         c.bf().madd(key, *items[i:i + 500])
+    if not c.exists("cf"):
+        c.execute_command("CF.RESERVE", "cf", "1000", "EXPANSION", "2")
+        c.execute_command("CF.INSERT", "cf", "ITEMS", *items[:1500])  # grows a sub-filter
+        c.execute_command("CF.DEL", "cf", items[0])
+        c.execute_command("CMS.INITBYDIM", "cms", "500", "4")
+        c.execute_command("CMS.INCRBY", "cms", *[x for i in range(200) for x in (f"i{i}", str(i))])
+        c.execute_command("TOPK.RESERVE", "topk", "10", "100", "4", "0.9")
+        c.execute_command("TOPK.ADD", "topk", *[f"t{i % 37}" for i in range(1000)])
     return items
 
 
@@ -27,12 +38,12 @@ def test_rdb_save_and_restart(make_server):
     s = make_server()
     c = s.client()
     items = fill(c)
-    before = digest(c, "f")
+    before = {k: digest(c, k) for k in ("f",) + SKETCH_KEYS}
     info = c.bf().info("f")
     assert c.save()
     s.restart()
     c = s.client()
-    assert digest(c, "f") == before
+    assert {k: digest(c, k) for k in ("f",) + SKETCH_KEYS} == before
     assert all(c.bf().mexists("f", *items))
     after = c.bf().info("f")
     assert (after.capacity, after.filterNum, after.insertedNum) == \
@@ -70,7 +81,7 @@ def test_aof_rewrite_and_restart(make_server, preamble):
     items = fill(c, n=5000, capacity=1000)
     c.bf().create("big", 0.001, 2_000_000)  # 3.6 MB: still one chunk, but a large one
     c.bf().madd("big", *items[:100])
-    before = {k: digest(c, k) for k in ("f", "big")}
+    before = {k: digest(c, k) for k in ("f", "big") + SKETCH_KEYS}
     c.bgrewriteaof()
     wait_until(lambda: c.info("persistence")["aof_rewrite_in_progress"] == 0 and
                c.info("persistence")["aof_rewrite_scheduled"] == 0, 60, "BGREWRITEAOF")
@@ -78,40 +89,54 @@ def test_aof_rewrite_and_restart(make_server, preamble):
     before["f"] = digest(c, "f")
     s.restart()
     c = s.client()
-    assert {k: digest(c, k) for k in ("f", "big")} == before
+    assert {k: digest(c, k) for k in ("f", "big") + SKETCH_KEYS} == before
     assert all(c.bf().mexists("f", *items, "after-rewrite"))
     if preamble == "no":
         base = [f for f in os.listdir(os.path.join(s.dir, "appendonlydir")) if ".base." in f]
         text = open(os.path.join(s.dir, "appendonlydir", base[0]), "rb").read()
-        assert b"BF.LOADCHUNK" in text
+        for command in (b"BF.LOADCHUNK", b"CF.LOADCHUNK", b"CMS.LOADCHUNK", b"TOPK.LOADCHUNK"):
+            assert command in text
 
 
-def test_kill9_under_write_load_loses_no_acknowledged_add(make_server):
+def test_kill9_under_write_load_loses_no_acknowledged_write(make_server):
+    """Three writers (BF.ADD, CF.ADD, CMS.INCRBY) under appendfsync always;
+    kill -9 mid-load; every acknowledged write is there after the restart."""
     s = make_server(config=["--appendonly", "yes", "--appendfsync", "always"])
-    c = s.client()
-    acked = []
+    s.client().execute_command("CMS.INITBYDIM", "counts", "2000", "5")
+    acked = {"bf": [], "cf": [], "cms": []}
     stop = threading.Event()
 
-    def writer():
+    def writer(kind):
         w = s.client(socket_timeout=5)
         i = 0
         while not stop.is_set():
+            item = f"item:{i}"
             try:
-                w.bf().add("load", f"item:{i}")
+                if kind == "bf":
+                    w.execute_command("BF.ADD", "load", item)
+                elif kind == "cf":
+                    w.execute_command("CF.ADD", "cload", item)
+                else:
+                    w.execute_command("CMS.INCRBY", "counts", item, "3")
             except (redis.ConnectionError, redis.TimeoutError):
                 return
-            acked.append(f"item:{i}")
+            acked[kind].append(item)
             i += 1
 
-    t = threading.Thread(target=writer)
-    t.start()
-    wait_until(lambda: len(acked) >= 500, 30, "500 acknowledged BF.ADD")
+    threads = [threading.Thread(target=writer, args=(k,)) for k in acked]
+    for t in threads:
+        t.start()
+    wait_until(lambda: min(len(v) for v in acked.values()) >= 300, 60, "300 acknowledged writes each")
     s.kill9()
     stop.set()
-    t.join(timeout=10)
-    assert not t.is_alive()
+    for t in threads:
+        t.join(timeout=10)
+        assert not t.is_alive()
     s.start()
     c = s.client()
-    assert len(acked) >= 500
-    for i in range(0, len(acked), 1000):
-        assert all(c.bf().mexists("load", *acked[i:i + 1000]))
+    for i in range(0, len(acked["bf"]), 1000):
+        assert all(c.execute_command("BF.MEXISTS", "load", *acked["bf"][i:i + 1000]))
+    for i in range(0, len(acked["cf"]), 1000):
+        assert all(c.execute_command("CF.MEXISTS", "cload", *acked["cf"][i:i + 1000]))
+    for i in range(0, len(acked["cms"]), 1000):
+        assert all(n >= 3 for n in c.execute_command("CMS.QUERY", "counts", *acked["cms"][i:i + 1000]))

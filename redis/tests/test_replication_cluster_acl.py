@@ -30,8 +30,14 @@ def test_replica_has_identical_digests(make_server, load):
     m.bf().madd("f", *[f"after:{i}" for i in range(500)])
     m.bf().insert("g", ["x", "y"], capacity=10, error=0.001)
     m.copy("f", "f2")
+    m.execute_command("CF.RESERVE", "cf", "500")
+    m.execute_command("CF.INSERT", "cf", "ITEMS", *[f"c{i}" for i in range(700)])
+    m.execute_command("CMS.INITBYPROB", "cms", "0.01", "0.01")
+    m.execute_command("CMS.INCRBY", "cms", "a", "5", "b", "7")
+    m.execute_command("TOPK.RESERVE", "topk", "5")
+    m.execute_command("TOPK.ADD", "topk", *[f"t{i % 9}" for i in range(200)])
     m.execute_command("WAIT", 1, 10000)
-    for key in ("f", "g", "f2"):
+    for key in ("f", "g", "f2", "cf", "cms", "topk"):
         assert digest(rc, key) == digest(m, key), key
     assert rc.bf().exists("f", "after:499") == 1
     with pytest.raises(redis.ReadOnlyError):
