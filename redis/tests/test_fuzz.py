@@ -145,7 +145,7 @@ def test_fuzz_100k_commands(make_server):
         if start % 20000 == 0:
             assert c.ping()
     assert replies + errors == COMMANDS
-    assert replies > COMMANDS // 10 and errors > COMMANDS // 10  # both paths exercised
+    assert replies > COMMANDS // 20 and errors > COMMANDS // 20  # both paths exercised
     assert c.ping()
     c.flushall()
     after = c.info("memory")["used_memory"]
