@@ -72,13 +72,23 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     chain = key.value<bloom_chain>();
   }
 
+  if (!multi) {  // BF.ADD: one item, no batch buffers
+    const auto s = chain->add(c.arg(first_item));
+    if (s == bloom_chain::add_status::added || s == bloom_chain::add_status::present) {
+      c.integer(s == bloom_chain::add_status::added ? 1 : 0);
+    } else {
+      c.error(add_error(s));
+    }
+    c.replicate();
+    return api::ok;
+  }
   const auto n = static_cast<std::size_t>(c.argc - first_item);
   std::vector<std::string_view> items(n);
   for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(first_item + static_cast<int>(i));
   std::vector<bloom_chain::add_status> answers(n);
   const std::size_t answered = chain->add_many(items, answers);
 
-  if (multi) c.array(static_cast<long>(answered));
+  c.array(static_cast<long>(answered));
   for (std::size_t i = 0; i < answered; ++i) {
     const auto s = answers[i];
     if (s == bloom_chain::add_status::added || s == bloom_chain::add_status::present) {

@@ -167,18 +167,21 @@ std::size_t bloom_chain::add_many(std::span<const std::string_view> items,
   const std::size_t n = std::min(items.size(), out.size());
   std::vector<hash128> hashes(n);
   for (std::size_t i = 0; i < n; ++i) hashes[i] = layers_.front().filter.hash_item(items[i]);
-  // Layers before the newest do not change during the batch: ask them all
-  // at once (prefetching). The newest, and any added now, are asked item by
-  // item, since earlier items of the batch may have set bits there.
-  const std::size_t stable = layers_.size() - 1;
+  // Ask every layer for the whole batch first (hashing done, blocks
+  // prefetched: one memory wait for many items). Bits are only ever set, so
+  // a yes stays a yes. Items answered no are then re-asked, one by one, of
+  // the newest layer and of any added meanwhile (earlier items of this batch
+  // may have set their bits; the newest layer's blocks are now in cache),
+  // and added.
+  const std::size_t newest = layers_.size() - 1;
   auto present = std::make_unique<bool[]>(n);
   auto answer = std::make_unique<bool[]>(n);
-  for (std::size_t l = 0; l < stable; ++l) {
+  for (std::size_t l = 0; l <= newest; ++l) {
     layers_[l].filter.may_contain_many(std::span<const hash128>(hashes), {answer.get(), n});
     for (std::size_t i = 0; i < n; ++i) present[i] = present[i] || answer[i];
   }
   for (std::size_t i = 0; i < n; ++i) {
-    out[i] = present[i] ? add_status::present : add_hash(hashes[i], stable);
+    out[i] = present[i] ? add_status::present : add_hash(hashes[i], newest);
     if (out[i] == add_status::full || out[i] == add_status::too_large) return i + 1;
   }
   return n;
