@@ -14,6 +14,12 @@ void add_ring_commands(CLI::App& app, context& ctx);
 /// `ringbloom bloom ...`: Bloom filter files.
 void add_bloom_commands(CLI::App& app, context& ctx);
 
+/// `ringbloom hll|cms|topk ...`: sketch files (cli/sketch/sketch_commands.cpp).
+void add_sketch_commands(CLI::App& app, context& ctx);
+
+/// `ringbloom cuckoo ...`: cuckoo filter files (cli/filter/cuckoo_commands.cpp).
+void add_cuckoo_commands(CLI::App& app, context& ctx);
+
 /// `ringbloom demo`: the tour of the two seed lessons.
 void add_demo_command(CLI::App& app, context& ctx);
 

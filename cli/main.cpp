@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   context ctx;
   add_ring_commands(app, ctx);
   add_bloom_commands(app, ctx);
+  add_cuckoo_commands(app, ctx);
+  add_sketch_commands(app, ctx);
   add_demo_command(app, ctx);
 
   try {

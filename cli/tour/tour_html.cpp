@@ -592,6 +592,7 @@ std::string render_tour_html(const tour::tour_result& tour) {
   section_poly31(h, tour);
   section_exercises(h, tour);
   section_bloom(h, tour);
+  h += render_sketch_html(tour.sketches);
   h += "</body>\n</html>\n";
   return h;
 }

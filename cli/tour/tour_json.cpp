@@ -203,6 +203,7 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
                     {"points", points},
                     {"formula_curve", formula}}},
                   {"memory", memory}};
+  doc["sketches"] = sketch_section_json(tour.sketches);
   return doc;
 }
 

@@ -20,4 +20,9 @@ namespace ringbloom::cli {
 /// network.
 [[nodiscard]] std::string render_tour_html(const tour::tour_result& tour);
 
+/// Section 7 (sketches) in each face, called by the three renderers (sketch_render.cpp).
+[[nodiscard]] std::string render_sketch_text(const tour::sketch_section& sketches);
+[[nodiscard]] nlohmann::json sketch_section_json(const tour::sketch_section& sketches);
+[[nodiscard]] std::string render_sketch_html(const tour::sketch_section& sketches);
+
 }  // namespace ringbloom::cli

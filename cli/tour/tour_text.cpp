@@ -326,6 +326,7 @@ std::string render_tour_text(const tour::tour_result& tour, bool color) {
   poly(w, tour);
   exercises(w, tour);
   bloom(w, tour);
+  w.out += render_sketch_text(tour.sketches);
   return w.out;
 }
 

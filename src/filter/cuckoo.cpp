@@ -19,7 +19,7 @@ namespace {
 
 // MurmurHash2's multiplier, RedisBloom's getAltHash constant.
 constexpr std::uint64_t alt_multiplier = 0x5bd1e995;
-constexpr std::size_t slack_bytes = 3;  // lets slot access load 4 bytes anywhere
+constexpr std::size_t slack_bytes = 7;  // lets a bucket be read as one 8-byte load anywhere
 
 std::uint64_t next_power_of_two(std::uint64_t n) noexcept { return n <= 1 ? 1 : std::bit_ceil(n); }
 
@@ -110,12 +110,20 @@ void cuckoo_filter::set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t 
   io::store_le<std::uint32_t>(p, (word & ~mask) | (fp << (bit % 8)));
 }
 
+// b x bits is 16, 24, 32, 48 or 64, a whole number of bytes, so every bucket
+// starts on a byte and fits one 8-byte load; its slots are then compared in
+// registers.
 bool cuckoo_filter::bucket_has(const sub_filter& s, std::uint64_t bucket,
                                std::uint32_t fp) const noexcept {
+  const std::uint32_t bits = options_.fingerprint_bits;
+  const std::uint64_t bucket_bytes = options_.bucket_size * bits / 8;
+  const std::uint64_t word = io::load_le<std::uint64_t>(s.bytes.data() + bucket * bucket_bytes);
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  bool found = false;
   for (std::uint32_t i = 0; i < options_.bucket_size; ++i) {
-    if (slot(s, bucket, i) == fp) return true;
+    found |= ((word >> (i * bits)) & mask) == fp;
   }
-  return false;
+  return found;
 }
 
 bool cuckoo_filter::put_in_free_slot(sub_filter& s, std::uint64_t bucket,
@@ -240,7 +248,7 @@ void cuckoo_filter::may_contain_many(std::span<const std::string_view> items,
         "as the items",
         answers.size(), items.size()));
   }
-  constexpr std::size_t batch = 16;
+  constexpr std::size_t batch = 32;
   std::array<key, batch> keys{};
   for (std::size_t start = 0; start < items.size(); start += batch) {
     const std::size_t n = std::min(batch, items.size() - start);
@@ -250,9 +258,9 @@ void cuckoo_filter::may_contain_many(std::span<const std::string_view> items,
         const std::uint64_t mask = s.buckets - 1;
         const std::uint64_t b1 = keys[i].hash & mask;
         const std::uint64_t b2 = (b1 ^ (keys[i].fingerprint * alt_multiplier)) & mask;
-        const std::uint64_t per = options_.bucket_size * options_.fingerprint_bits;
-        __builtin_prefetch(s.bytes.data() + b1 * per / 8);
-        __builtin_prefetch(s.bytes.data() + b2 * per / 8);
+        const std::uint64_t bucket_bytes = options_.bucket_size * options_.fingerprint_bits / 8;
+        __builtin_prefetch(s.bytes.data() + b1 * bucket_bytes);
+        __builtin_prefetch(s.bytes.data() + b2 * bucket_bytes);
       }
     }
     for (std::size_t i = 0; i < n; ++i) {

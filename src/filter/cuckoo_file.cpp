@@ -31,7 +31,7 @@ constexpr std::size_t off_deletes = 48;
 constexpr std::size_t off_max_kicks = 56;
 constexpr std::size_t off_expansion = 58;
 constexpr std::size_t off_reserved = 60;
-constexpr std::size_t slack_bytes = 3;  // in memory only, never in the file
+constexpr std::size_t slack_bytes = 7;  // in memory only, never in the file (cuckoo.cpp)
 
 std::uint64_t slot_bytes(std::uint64_t buckets, std::uint32_t b, std::uint32_t bits) {
   return (buckets * b * bits + 7) / 8;

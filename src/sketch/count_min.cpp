@@ -111,50 +111,59 @@ double count_min_sketch::epsilon() const noexcept { return std::numbers::e / wid
 double count_min_sketch::delta() const noexcept { return std::exp(-static_cast<double>(depth_)); }
 
 // Row r's column: Kirsch and Mitzenmacher 2006, g_r = h1 + r h2 from one
-// 128-bit hash, then the high 32 bits of g_r scaled to the width (Lemire's
-// multiply-shift range reduction, no division).
-void count_min_sketch::locate(std::string_view item, std::uint32_t* column_of_row) const noexcept {
-  const hash128 h = xxh3_128(item, seed_);
-  std::uint64_t g = h.low;
-  const std::uint64_t step = h.high | 1;
-  for (std::uint32_t r = 0; r < depth_; ++r) {
-    column_of_row[r] = static_cast<std::uint32_t>(((g >> 32) * width_) >> 32);
+// 128-bit hash (h2 forced odd), then the high 32 bits of g_r scaled to the
+// width (Lemire's multiply-shift range reduction, no division). The walks
+// below recompute the columns rather than store them: two multiplies per row.
+namespace {
+
+struct row_walk {
+  std::uint64_t g;
+  std::uint64_t step;
+  std::uint32_t width;
+  std::uint32_t next() noexcept {
+    const auto column = static_cast<std::uint32_t>(((g >> 32) * width) >> 32);
     g += step;
+    return column;
   }
-}
+};
+
+}  // namespace
 
 std::uint32_t count_min_sketch::increment(std::string_view item, std::uint32_t n) noexcept {
-  std::array<std::uint32_t, max_depth> column{};
-  locate(item, column.data());
+  const hash128 h = xxh3_128(item, seed_);
   total_ = total_ + n < total_ ? std::numeric_limits<std::uint64_t>::max() : total_ + n;
   std::uint32_t* row = counters_.data();
+  std::uint32_t smallest = counter_max;
   if (!conservative_) {
-    std::uint32_t smallest = counter_max;
+    row_walk walk{h.low, h.high | 1, width_};
     for (std::uint32_t r = 0; r < depth_; ++r, row += width_) {
-      std::uint32_t& c = row[column[r]];
+      std::uint32_t& c = row[walk.next()];
       c = saturating_add(c, n);
       smallest = std::min(smallest, c);
     }
     return smallest;
   }
-  std::uint32_t smallest = counter_max;
-  for (std::uint32_t r = 0; r < depth_; ++r) {
-    smallest = std::min(smallest, counters_[std::size_t{r} * width_ + column[r]]);
+  row_walk first{h.low, h.high | 1, width_};
+  for (std::uint32_t r = 0; r < depth_; ++r, row += width_) {
+    smallest = std::min(smallest, row[first.next()]);
   }
   const std::uint32_t target = saturating_add(smallest, n);
+  row = counters_.data();
+  row_walk second{h.low, h.high | 1, width_};
   for (std::uint32_t r = 0; r < depth_; ++r, row += width_) {
-    std::uint32_t& c = row[column[r]];
+    std::uint32_t& c = row[second.next()];
     c = std::max(c, target);
   }
   return target;
 }
 
 std::uint32_t count_min_sketch::estimate(std::string_view item) const noexcept {
-  std::array<std::uint32_t, max_depth> column{};
-  locate(item, column.data());
+  const hash128 h = xxh3_128(item, seed_);
+  row_walk walk{h.low, h.high | 1, width_};
+  const std::uint32_t* row = counters_.data();
   std::uint32_t smallest = counter_max;
-  for (std::uint32_t r = 0; r < depth_; ++r) {
-    smallest = std::min(smallest, counters_[std::size_t{r} * width_ + column[r]]);
+  for (std::uint32_t r = 0; r < depth_; ++r, row += width_) {
+    smallest = std::min(smallest, row[walk.next()]);
   }
   return smallest;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -86,9 +87,24 @@ bool top_k::decays(std::uint32_t count) {
   return u < p;
 }
 
+// Scans the heap's fingerprints eight at a time: the inner loop has no early
+// exit, so the compiler turns it into vector compares; only a matching
+// fingerprint costs a string comparison.
 std::ptrdiff_t top_k::find_in_heap(std::string_view item, std::uint32_t fp) const {
-  for (std::size_t i = 0; i < heap_fp_.size(); ++i) {
-    if (heap_fp_[i] == fp && heap_[i].count > 0 && heap_[i].item == item) {
+  const std::size_t n = heap_fp_.size();
+  const std::uint32_t* fps = heap_fp_.data();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    unsigned mask = 0;
+    for (unsigned j = 0; j < 8; ++j) mask |= static_cast<unsigned>(fps[i + j] == fp) << j;
+    while (mask != 0) {
+      const std::size_t at = i + static_cast<std::size_t>(std::countr_zero(mask));
+      if (heap_[at].count > 0 && heap_[at].item == item) return static_cast<std::ptrdiff_t>(at);
+      mask &= mask - 1;
+    }
+  }
+  for (; i < n; ++i) {
+    if (fps[i] == fp && heap_[i].count > 0 && heap_[i].item == item) {
       return static_cast<std::ptrdiff_t>(i);
     }
   }

@@ -65,8 +65,8 @@ TEST(CliDemo, JsonHoldsEveryFigure) {
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc.at("format"), "ringbloom-tour");
   EXPECT_EQ(doc.at("version"), 1);
-  for (const char* key :
-       {"options", "lessons", "rebalance", "removal", "vnodes", "poly31", "exercises", "bloom"}) {
+  for (const char* key : {"options", "lessons", "rebalance", "removal", "vnodes", "poly31",
+                          "exercises", "bloom", "sketches"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }
   const tour::tour_result t = tour::run_tour();
@@ -88,6 +88,8 @@ TEST(CliDemo, JsonHoldsEveryFigure) {
   EXPECT_EQ(doc["bloom"]["exercise"][0]["false_positives"], t.bloom.exercise[0].false_positives);
   EXPECT_EQ(doc["bloom"]["fill"]["points"].size(), t.bloom.fill.points.size());
   EXPECT_EQ(doc["bloom"]["memory"].size(), t.bloom.memory.size());
+  EXPECT_EQ(doc["sketches"]["hll"]["points"].size(), t.sketches.hll.points.size());
+  EXPECT_EQ(doc["sketches"]["cms"]["rows"][0]["under"], t.sketches.cms.rows[0].under);
 }
 
 TEST(CliDemo, ReportWritesASelfContainedPage) {
@@ -100,8 +102,9 @@ TEST(CliDemo, ReportWritesASelfContainedPage) {
   EXPECT_NE(r.out.find(index), std::string::npos);
   const std::string html = read_all(index);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_EQ(count(html, "<svg class=\"chart\""), 4u);
-  for (const char* id : {"chart-load", "chart-moved", "chart-balance", "chart-fpr"}) {
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 5u);
+  for (const char* id :
+       {"chart-load", "chart-moved", "chart-balance", "chart-fpr", "chart-hll-error"}) {
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   }
   // Nothing to run and nothing to fetch.

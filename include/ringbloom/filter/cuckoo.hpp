@@ -68,7 +68,7 @@ class cuckoo_filter {
   /// bits each (slot s of bucket i at bit (i b + s) bits), little-endian.
   struct sub_filter {
     std::uint64_t buckets = 0;
-    std::vector<std::uint8_t> bytes;  // ceil(buckets b bits / 8) + 3 zero bytes of slack
+    std::vector<std::uint8_t> bytes;  // ceil(buckets b bits / 8) + 7 zero bytes of slack
     friend bool operator==(const sub_filter&, const sub_filter&) = default;
   };
 

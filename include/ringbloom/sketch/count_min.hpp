@@ -111,8 +111,6 @@ class count_min_sketch {
   friend bool operator==(const count_min_sketch&, const count_min_sketch&) = default;
 
  private:
-  void locate(std::string_view item, std::uint32_t* column_of_row) const noexcept;
-
   std::uint32_t width_;
   std::uint32_t depth_;
   bool conservative_;

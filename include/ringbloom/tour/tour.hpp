@@ -20,6 +20,9 @@
 //   5. exercises:  the German lesson's hand-computed rings (explicit tokens).
 //   6. bloom:      the m=16, k=2 walkthrough, the 1,000-address exercise, the
 //                  rate as a filter fills past capacity, memory against a set.
+//   7. sketches:   HyperLogLog's error in both directions, Count-Min never
+//                  under, Top-K recall, cuckoo against counting Bloom
+//                  (sketch_section.hpp).
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
@@ -43,6 +46,7 @@
 
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/tour/sketch_section.hpp"
 
 namespace ringbloom::tour {
 
@@ -76,6 +80,8 @@ struct tour_options {
   /// set, for each item count.
   std::vector<std::uint64_t> memory_items{1000, 10000, 100000};
   double memory_fpr = 0.01;
+  /// Section 7's sizes (sketch_section.hpp).
+  sketch_options sketches;
 
   /// Smaller sizes for tests under sanitizers. The lessons' figures that
   /// depend on size (keys, the exercise) keep their real sizes; only the
@@ -375,6 +381,9 @@ struct tour_result {
   poly31_section poly31;
   std::vector<token_exercise> exercises;
   bloom_section bloom;
+  /// Section 7: the German lesson's claims about HyperLogLog and Count-Min,
+  /// Top-K and the cuckoo filter (sketch_section.hpp).
+  sketch_section sketches;
 };
 
 /// Every section. Throws std::invalid_argument if an option is out of range

@@ -1,0 +1,271 @@
+// `ringbloom cuckoo ...`: cuckoo filter files (include/ringbloom/filter/cuckoo.hpp).
+// Thin: parse, call the library, print. Writes go through update_cuckoo_file,
+// one locked load-change-save per batch of 65,536 stdin lines.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/filter/cuckoo.hpp"
+
+namespace ringbloom::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr std::size_t batch_size = 65536;
+constexpr std::string_view read_advice =
+    "check the file name, or create the filter first with 'ringbloom cuckoo create'";
+
+template <class Fn>
+void with_advice(std::string_view advice, Fn&& fn) {
+  try {
+    fn();
+  } catch (const io_error& e) {
+    const std::string_view what = e.what();
+    if (what.find(';') != std::string_view::npos) throw;
+    throw io_error(fmt::format("{}; {}", what, advice));
+  }
+}
+
+json info_json(const std::string& file, const cuckoo_filter& f) {
+  const auto& o = f.settings();
+  return json{{"file", file},
+              {"capacity", f.capacity()},
+              {"bucket_size", o.bucket_size},
+              {"fingerprint_bits", o.fingerprint_bits},
+              {"max_kicks", o.max_kicks},
+              {"expansion", o.expansion},
+              {"seed", o.seed},
+              {"sub_filters", f.sub_filters().size()},
+              {"items", f.items()},
+              {"deletes", f.deletes()},
+              {"load_factor", f.load_factor()},
+              {"memory_bytes", f.memory_bytes()},
+              {"expected_fpr",
+               cuckoo_filter::expected_fpr(o.bucket_size, o.fingerprint_bits, f.load_factor())}};
+}
+
+/// Applies `fn` to the arguments, or to stdin in batches; returns the count.
+std::uint64_t in_batches(const std::vector<std::string>& args,
+                         const std::function<void(const std::vector<std::string>&)>& fn) {
+  if (!args.empty()) {
+    fn(args);
+    return args.size();
+  }
+  std::uint64_t n = 0;
+  line_reader in;
+  std::vector<std::string> batch;
+  while (read_batch(in, batch, batch_size, batch_fill::full)) {
+    fn(batch);
+    n += batch.size();
+  }
+  return n;
+}
+
+void add_create(CLI::App& cuckoo) {
+  struct opts {
+    std::string file;
+    std::uint64_t capacity = 0;
+    cuckoo_filter::options o;
+    bool force = false, json = false;
+  };
+  auto o = std::make_shared<opts>();
+  auto* cmd = cuckoo.add_subcommand("create", "Create an empty cuckoo filter file");
+  cmd->add_option("file", o->file, "The file to write")->required();
+  cmd->add_option("--capacity", o->capacity, "Items the first sub-filter is made for")->required();
+  cmd->add_option("--bucket-size", o->o.bucket_size, "2 (default, as RedisBloom) or 4");
+  cmd->add_option("--fingerprint-bits", o->o.fingerprint_bits, "8 (default), 12 or 16");
+  cmd->add_option("--max-kicks", o->o.max_kicks, "Evictions per insertion, 1..65535 (default 20)");
+  cmd->add_option("--expansion", o->o.expansion,
+                  "Growth factor of each new sub-filter when full, 0 = never grow (default 1)");
+  cmd->add_option("--seed", o->o.seed, "xxh3 seed (default 0)");
+  cmd->add_flag("--force", o->force, "Replace FILE if it exists");
+  cmd->add_flag("--json", o->json, "Print the summary as JSON");
+  set_example(*cmd, "ringbloom cuckoo create sessions.cf --capacity 1000000 --bucket-size 4");
+  cmd->callback([o] {
+    const cuckoo_filter f(o->capacity, o->o);
+    std::error_code ec;
+    if (!o->force && fs::exists(fs::symlink_status(o->file, ec))) {
+      throw usage_error(fmt::format(
+          "'{}' already exists; pass --force to replace it, or choose another file name", o->file));
+    }
+    with_advice("check that the directory exists and is writable",
+                [&] { save_cuckoo(o->file, f); });
+    if (o->json) return print_json(info_json(o->file, f));
+    fmt::print("created {}: cuckoo filter, {} buckets of {} x {}-bit fingerprints, {} bytes\n",
+               o->file, f.sub_filters()[0].buckets, f.settings().bucket_size,
+               f.settings().fingerprint_bits, f.memory_bytes());
+  });
+}
+
+void add_add(CLI::App& cuckoo) {
+  struct opts {
+    std::string file;
+    std::vector<std::string> items;
+    bool json = false;
+  };
+  auto o = std::make_shared<opts>();
+  auto* cmd = cuckoo.add_subcommand("add", "Add items (arguments, or one per line from stdin)");
+  cmd->add_option("file", o->file, "The cuckoo filter file to update")->required();
+  cmd->add_option("items", o->items, "Items; when none are given, read stdin");
+  cmd->add_flag("--json", o->json, "Print the result as JSON");
+  set_example(*cmd, "ringbloom cuckoo add sessions.cf s-17 s-18");
+  cmd->callback([o] {
+    std::uint64_t items = 0;
+    with_advice(read_advice, [&] {
+      const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
+        update_cuckoo_file(o->file, [&](cuckoo_filter& f) {
+          for (const auto& item : batch) {
+            if (!f.add(item)) {
+              throw data_error(fmt::format(
+                  "the cuckoo filter {} is full at {} items and may not grow (expansion 0), so "
+                  "this batch was not added; create it with a larger --capacity or an "
+                  "--expansion",
+                  o->file, f.items()));
+            }
+          }
+          items = f.items();
+        });
+      });
+      if (n == 0) items = load_cuckoo(o->file).items();
+      if (o->json) return print_json(json{{"file", o->file}, {"added", n}, {"items", items}});
+      fmt::print("added {} item{} to {} ({} items in the filter)\n", n, n == 1 ? "" : "s", o->file,
+                 items);
+    });
+  });
+}
+
+void add_check(CLI::App& cuckoo, context& ctx) {
+  struct opts {
+    std::string file;
+    std::vector<std::string> items;
+    bool json = false;
+  };
+  auto o = std::make_shared<opts>();
+  auto* cmd = cuckoo.add_subcommand(
+      "check", "Print item<TAB>maybe|no; exit 1 if any item is definitely absent");
+  cmd->add_option("file", o->file, "The cuckoo filter file")->required();
+  cmd->add_option("items", o->items, "Items; when none are given, read stdin");
+  cmd->add_flag("--json", o->json, "Print one JSON object per item");
+  set_example(*cmd, "ringbloom cuckoo check sessions.cf s-17 s-99");
+  cmd->callback([o, &ctx] {
+    with_advice(read_advice, [&] {
+      const cuckoo_filter f = load_cuckoo(o->file);
+      for_each_item(o->items, [&](std::string_view item) {
+        const bool maybe = f.may_contain(item);
+        if (!maybe) ctx.exit_status = exit_negative;
+        if (o->json) {
+          fmt::print("{}\n", json{{"key", item}, {"present", maybe}}.dump(
+                                 -1, ' ', false, json::error_handler_t::replace));
+        } else {
+          fmt::print("{}\t{}\n", item, maybe ? "maybe" : "no");
+        }
+      });
+    });
+  });
+}
+
+void add_remove(CLI::App& cuckoo, context& ctx) {
+  struct opts {
+    std::string file;
+    std::vector<std::string> items;
+    bool json = false;
+  };
+  auto o = std::make_shared<opts>();
+  auto* cmd = cuckoo.add_subcommand(
+      "remove",
+      "Remove items that were added (all of a batch or none); exit 1 if one is not there. "
+      "Removing an item never added can remove another item whose fingerprint collides");
+  cmd->add_option("file", o->file, "The cuckoo filter file to update")->required();
+  cmd->add_option("items", o->items, "Items; when none are given, read stdin");
+  cmd->add_flag("--json", o->json, "Print the result as JSON");
+  set_example(*cmd, "ringbloom cuckoo remove sessions.cf s-17");
+  cmd->callback([o, &ctx] {
+    std::uint64_t items = 0;
+    std::string missing;
+    with_advice(read_advice, [&] {
+      struct not_there {};
+      std::uint64_t removed = 0;
+      try {
+        removed = in_batches(o->items, [&](const std::vector<std::string>& batch) {
+          update_cuckoo_file(o->file, [&](cuckoo_filter& f) {
+            for (const auto& item : batch) {
+              if (!f.remove(item)) {
+                missing = item;
+                throw not_there{};
+              }
+            }
+            items = f.items();
+          });
+        });
+      } catch (const not_there&) {
+        ctx.exit_status = exit_negative;
+        fmt::print(stderr,
+                   "ringbloom: '{}' is not in {}, so its batch was left unchanged; remove only "
+                   "items that were added\n",
+                   missing, o->file);
+        return;
+      }
+      if (o->json) {
+        return print_json(json{{"file", o->file}, {"removed", removed}, {"items", items}});
+      }
+      fmt::print("removed {} item{} from {} ({} items in the filter)\n", removed,
+                 removed == 1 ? "" : "s", o->file, items);
+    });
+  });
+}
+
+void add_info(CLI::App& cuckoo) {
+  struct opts {
+    std::string file;
+    bool json = false;
+  };
+  auto o = std::make_shared<opts>();
+  auto* cmd = cuckoo.add_subcommand("info", "Show a cuckoo filter's parameters and load");
+  cmd->add_option("file", o->file, "The cuckoo filter file")->required();
+  cmd->add_flag("--json", o->json, "Print as JSON");
+  set_example(*cmd, "ringbloom cuckoo info sessions.cf");
+  cmd->callback([o] {
+    with_advice(read_advice, [&] {
+      const cuckoo_filter f = load_cuckoo(o->file);
+      if (o->json) return print_json(info_json(o->file, f));
+      const auto& s = f.settings();
+      fmt::print(
+          "{}: cuckoo filter, bucket size {}, {}-bit fingerprints, {} sub-filter{}, {} items, "
+          "load {:.3f}, expected fpr {:.4g}, {} bytes\n",
+          o->file, s.bucket_size, s.fingerprint_bits, f.sub_filters().size(),
+          f.sub_filters().size() == 1 ? "" : "s", f.items(), f.load_factor(),
+          cuckoo_filter::expected_fpr(s.bucket_size, s.fingerprint_bits, f.load_factor()),
+          f.memory_bytes());
+    });
+  });
+}
+
+}  // namespace
+
+void add_cuckoo_commands(CLI::App& app, context& ctx) {
+  auto* cuckoo = app.add_subcommand(
+      "cuckoo", "Cuckoo filter files (a filter that can delete): create, add, check, remove, info");
+  cuckoo->require_subcommand(1);
+  set_example(*cuckoo,
+              "ringbloom cuckoo create sessions.cf --capacity 1000000\n"
+              "  ringbloom cuckoo add sessions.cf s-17\n"
+              "  ringbloom cuckoo check sessions.cf s-17 s-99");
+  add_create(*cuckoo);
+  add_add(*cuckoo);
+  add_check(*cuckoo, ctx);
+  add_remove(*cuckoo, ctx);
+  add_info(*cuckoo);
+}
+
+}  // namespace ringbloom::cli

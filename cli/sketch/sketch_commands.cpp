@@ -1,0 +1,719 @@
+// `ringbloom hll|cms|topk ...`: sketch files. Thin: parse, call the library
+// (include/ringbloom/sketch/), print. Writes go through update_sketch_file
+// (a locked load-change-save per batch of 65,536 stdin lines, as `bloom add`).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "commands.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/io/file_io.hpp"
+#include "ringbloom/sketch/count_min.hpp"
+#include "ringbloom/sketch/hyperloglog.hpp"
+#include "ringbloom/sketch/sketch_file.hpp"
+#include "ringbloom/sketch/top_k.hpp"
+
+namespace ringbloom::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+/// Stdin lines applied per locked update (as `bloom add`).
+constexpr std::size_t batch_size = 65536;
+
+/// An io_error from the library gets `advice` appended unless it has one.
+template <class Fn>
+void with_advice(std::string_view advice, Fn&& fn) {
+  try {
+    fn();
+  } catch (const io_error& e) {
+    const std::string_view what = e.what();
+    if (what.find(';') != std::string_view::npos) throw;
+    throw io_error(fmt::format("{}; {}", what, advice));
+  }
+}
+
+void refuse_existing(const std::string& file, bool force) {
+  std::error_code ec;
+  if (!force && fs::exists(fs::symlink_status(file, ec))) {
+    throw usage_error(fmt::format(
+        "'{}' already exists; pass --force to replace it, or choose another file name", file));
+  }
+}
+
+/// Calls `apply` with the arguments, or with stdin in batches of batch_size
+/// lines; returns the number of items.
+std::uint64_t in_batches(const std::vector<std::string>& args,
+                         const std::function<void(const std::vector<std::string>&)>& apply) {
+  if (!args.empty()) {
+    apply(args);
+    return args.size();
+  }
+  std::uint64_t n = 0;
+  line_reader in;
+  std::vector<std::string> batch;
+  while (read_batch(in, batch, batch_size, batch_fill::full)) {
+    apply(batch);
+    n += batch.size();
+  }
+  return n;
+}
+
+// ============================== hll ==============================
+
+json hll_json(const std::string& file, const hyperloglog& h) {
+  return json{{"file", file},
+              {"mode", h.mode() == hll_mode::redis ? "redis" : "native"},
+              {"precision", h.precision()},
+              {"registers", h.register_count()},
+              {"seed", h.seed()},
+              {"memory_bytes", h.memory_bytes()},
+              {"standard_error", h.standard_error()},
+              {"count", h.count()}};
+}
+
+void add_hll(CLI::App& app) {
+  auto* hll = app.add_subcommand(
+      "hll",
+      "HyperLogLog distinct counts: create, add, count, merge, info, import-redis, "
+      "export-redis");
+  hll->require_subcommand(1);
+  set_example(*hll,
+              "ringbloom hll create visitors.hll\n"
+              "  ringbloom hll add visitors.hll anna bora anna\n"
+              "  ringbloom hll count visitors.hll");
+
+  {
+    struct opts {
+      std::string file;
+      unsigned precision = hyperloglog::default_precision;
+      bool redis = false;
+      std::uint64_t seed = 0;
+      bool force = false;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = hll->add_subcommand("create", "Create an empty HyperLogLog file");
+    cmd->add_option("file", o->file, "The file to write")->required();
+    auto* p = cmd->add_option("--precision", o->precision,
+                              "p in 4..18: 2^p registers, error about 1.04/sqrt(2^p) (default 14)");
+    cmd->add_flag("--redis", o->redis,
+                  "Redis 7.0 mode: Redis's hash and p = 14, so export-redis writes a string "
+                  "Redis reads as PFADD would have made it");
+    cmd->add_option("--seed", o->seed, "xxh3 seed (native mode; default 0)");
+    cmd->add_flag("--force", o->force, "Replace FILE if it exists");
+    cmd->add_flag("--json", o->json, "Print the summary as JSON");
+    set_example(*cmd, "ringbloom hll create visitors.hll --precision 14");
+    cmd->callback([o, p] {
+      if (o->redis && (p->count() > 0 && o->precision != hyperloglog::redis_precision)) {
+        throw usage_error("--redis fixes the precision at 14 (Redis's); drop --precision");
+      }
+      const hyperloglog h = o->redis ? hyperloglog::redis() : hyperloglog(o->precision, o->seed);
+      refuse_existing(o->file, o->force);
+      with_advice("check that the directory exists and is writable",
+                  [&] { save_sketch(o->file, h); });
+      if (o->json) return print_json(hll_json(o->file, h));
+      fmt::print(
+          "created {}: HyperLogLog, {} mode, p = {} ({} registers), standard error {:.2f}%\n",
+          o->file, o->redis ? "Redis" : "native", h.precision(), h.register_count(),
+          100 * h.standard_error());
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      std::vector<std::string> items;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = hll->add_subcommand("add", "Add items (arguments, or one per line from stdin)");
+    cmd->add_option("file", o->file, "The HyperLogLog file to update")->required();
+    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
+    cmd->add_flag("--json", o->json, "Print the result as JSON");
+    set_example(*cmd,
+                "ringbloom hll add visitors.hll anna bora\n"
+                "  cut -f1 access.log | ringbloom hll add visitors.hll");
+    cmd->callback([o] {
+      std::uint64_t count = 0;
+      with_advice("check the file name, or create it with 'ringbloom hll create'", [&] {
+        const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
+          update_sketch_file(o->file, [&](any_sketch& s) {
+            auto& h = sketch_as<hyperloglog>(s, o->file);
+            std::vector<std::string_view> views(batch.begin(), batch.end());
+            h.add_many(views);
+            count = h.count();
+          });
+        });
+        if (n == 0) count = load_sketch_as<hyperloglog>(o->file).count();
+        if (o->json) return print_json(json{{"file", o->file}, {"added", n}, {"count", count}});
+        fmt::print("added {} item{} to {} (about {} distinct)\n", n, n == 1 ? "" : "s", o->file,
+                   count);
+      });
+    });
+  }
+  {
+    struct opts {
+      std::vector<std::string> files;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = hll->add_subcommand("count", "Estimate the distinct items of the union of files");
+    cmd->add_option("files", o->files, "HyperLogLog files (same mode, precision, seed)")
+        ->required();
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom hll count monday.hll tuesday.hll");
+    cmd->callback([o] {
+      with_advice("check the file names", [&] {
+        hyperloglog u = load_sketch_as<hyperloglog>(o->files[0]);
+        for (std::size_t i = 1; i < o->files.size(); ++i) {
+          u.merge(load_sketch_as<hyperloglog>(o->files[i]));
+        }
+        if (o->json) {
+          return print_json(json{{"files", o->files},
+                                 {"count", u.count()},
+                                 {"estimate", u.estimate()},
+                                 {"standard_error", u.standard_error()}});
+        }
+        fmt::print("{}\n", u.count());
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string out;
+      std::vector<std::string> inputs;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = hll->add_subcommand(
+        "merge",
+        "Write the union of HyperLogLog files to OUT (as PFMERGE: OUT is included "
+        "when it exists)");
+    cmd->add_option("out", o->out, "The file to write")->required();
+    cmd->add_option("inputs", o->inputs, "Input files (same mode, precision, seed)")->required();
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom hll merge week.hll monday.hll tuesday.hll");
+    cmd->callback([o] {
+      with_advice("check the input file names and that the output directory is writable", [&] {
+        hyperloglog u = load_sketch_as<hyperloglog>(o->inputs[0]);
+        for (std::size_t i = 1; i < o->inputs.size(); ++i) {
+          u.merge(load_sketch_as<hyperloglog>(o->inputs[i]));
+        }
+        std::error_code ec;
+        if (fs::exists(o->out, ec)) {
+          // Under OUT's lock, so a concurrent add to OUT is not lost.
+          update_sketch_file(o->out, [&](any_sketch& s) {
+            auto& h = sketch_as<hyperloglog>(s, o->out);
+            h.merge(u);
+            u = h;
+          });
+        } else {
+          save_sketch(o->out, u);
+        }
+        if (o->json) return print_json(hll_json(o->out, u));
+        fmt::print("wrote the union of {} file{} to {} (about {} distinct)\n", o->inputs.size(),
+                   o->inputs.size() == 1 ? "" : "s", o->out, u.count());
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = hll->add_subcommand("info", "Show a HyperLogLog's parameters and estimate");
+    cmd->add_option("file", o->file, "The HyperLogLog file")->required();
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom hll info visitors.hll --json");
+    cmd->callback([o] {
+      with_advice("check the file name", [&] {
+        const auto h = load_sketch_as<hyperloglog>(o->file);
+        if (o->json) return print_json(hll_json(o->file, h));
+        fmt::print(
+            "{}: HyperLogLog, {} mode, p = {} ({} registers, {} bytes), seed {}, standard "
+            "error {:.2f}%, about {} distinct\n",
+            o->file, h.mode() == hll_mode::redis ? "Redis" : "native", h.precision(),
+            h.register_count(), h.memory_bytes(), h.seed(), 100 * h.standard_error(), h.count());
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string blob;
+      std::string out;
+      bool force = false;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = hll->add_subcommand(
+        "import-redis", "Read a Redis HLL string (the bytes of GET key) into a HyperLogLog file");
+    cmd->add_option("blob", o->blob, "A file holding the exact bytes Redis returns for GET")
+        ->required();
+    cmd->add_option("-o,--output", o->out, "The HyperLogLog file to write")->required();
+    cmd->add_flag("--force", o->force, "Replace the output if it exists");
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom hll import-redis visitors.blob -o visitors.hll");
+    cmd->callback([o] {
+      with_advice("check the file names", [&] {
+        const std::string bytes = io::read_file(o->blob);
+        hyperloglog h = [&] {
+          try {
+            return from_redis_string(bytes);
+          } catch (const data_error& e) {
+            throw data_error(fmt::format("{}: {}", o->blob, e.what()));
+          }
+        }();
+        refuse_existing(o->out, o->force);
+        save_sketch(o->out, h);
+        if (o->json) return print_json(hll_json(o->out, h));
+        fmt::print("imported {} ({} Redis HLL, {} bytes) into {}: about {} distinct\n", o->blob,
+                   redis_string_encoding(bytes) == redis_hll_encoding::dense ? "dense" : "sparse",
+                   bytes.size(), o->out, h.count());
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      std::string out;
+      std::string encoding = "auto";
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = hll->add_subcommand(
+        "export-redis", "Write a Redis-mode HyperLogLog as the string Redis stores (for SET key)");
+    cmd->add_option("file", o->file, "A HyperLogLog file created with --redis")->required();
+    cmd->add_option("-o,--output", o->out, "The file to write the bytes to")->required();
+    cmd->add_option("--encoding", o->encoding,
+                    "auto (sparse when Redis would keep it sparse), dense or sparse");
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd,
+                "ringbloom hll export-redis visitors.hll -o visitors.blob\n"
+                "  redis-cli -x SET visitors < visitors.blob && redis-cli PFCOUNT visitors");
+    cmd->callback([o] {
+      if (o->encoding != "auto" && o->encoding != "dense" && o->encoding != "sparse") {
+        throw usage_error(
+            fmt::format("--encoding {} is not offered; give auto, dense or sparse", o->encoding));
+      }
+      with_advice("check the file names and that the output directory is writable", [&] {
+        const auto h = load_sketch_as<hyperloglog>(o->file);
+        if (h.mode() != hll_mode::redis) {
+          throw usage_error(fmt::format(
+              "{} is a native HyperLogLog, whose registers Redis cannot read; create it with "
+              "'ringbloom hll create FILE --redis'",
+              o->file));
+        }
+        const std::string bytes =
+            o->encoding == "auto"
+                ? to_redis_string(h)
+                : to_redis_string(h, o->encoding == "dense" ? redis_hll_encoding::dense
+                                                            : redis_hll_encoding::sparse);
+        io::write_file_atomic(o->out, bytes);
+        const bool dense = redis_string_encoding(bytes) == redis_hll_encoding::dense;
+        if (o->json) {
+          return print_json(json{{"file", o->file},
+                                 {"output", o->out},
+                                 {"encoding", dense ? "dense" : "sparse"},
+                                 {"bytes", bytes.size()},
+                                 {"count", h.count()}});
+        }
+        fmt::print("wrote {} ({} Redis HLL, {} bytes, about {} distinct)\n", o->out,
+                   dense ? "dense" : "sparse", bytes.size(), h.count());
+      });
+    });
+  }
+}
+
+// ============================== cms ==============================
+
+json cms_json(const std::string& file, const count_min_sketch& c) {
+  return json{{"file", file},
+              {"width", c.width()},
+              {"depth", c.depth()},
+              {"conservative", c.conservative()},
+              {"seed", c.seed()},
+              {"total", c.total()},
+              {"epsilon", c.epsilon()},
+              {"delta", c.delta()},
+              {"error_bound", c.error_bound()},
+              {"memory_bytes", c.memory_bytes()}};
+}
+
+/// "item" or "item<TAB>n" (n >= 1, at most 2^32 - 1).
+std::pair<std::string_view, std::uint32_t> parse_increment(std::string_view line) {
+  const auto tab = line.rfind('\t');
+  if (tab == std::string_view::npos) return {line, 1};
+  const std::string_view number = line.substr(tab + 1);
+  std::uint32_t n = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
+  if (ec != std::errc{} || end != number.data() + number.size() || n == 0) {
+    throw usage_error(fmt::format(
+        "the line '{}' ends in a tab but not in a count from 1 to 4294967295; give 'item' or "
+        "'item<TAB>n'",
+        line));
+  }
+  return {line.substr(0, tab), n};
+}
+
+void add_cms(CLI::App& app) {
+  auto* cms = app.add_subcommand(
+      "cms", "Count-Min sketches (frequencies, never under): create, incr, query, merge, info");
+  cms->require_subcommand(1);
+  set_example(*cms,
+              "ringbloom cms create hits.cms --error 0.001 --probability 0.01\n"
+              "  ringbloom cms incr hits.cms /index /login /index\n"
+              "  ringbloom cms query hits.cms /index");
+  {
+    struct opts {
+      std::string file;
+      std::uint32_t width = 0, depth = 0;
+      double error = 0, probability = 0;
+      bool conservative = false, redis_sizing = false, force = false, json = false;
+      std::uint64_t seed = 0;
+      CLI::Option *w = nullptr, *d = nullptr, *e = nullptr, *p = nullptr;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = cms->add_subcommand("create", "Create an empty Count-Min sketch file");
+    cmd->add_option("file", o->file, "The file to write")->required();
+    o->w = cmd->add_option("--width", o->width, "Counters per row (with --depth)");
+    o->d = cmd->add_option("--depth", o->depth, "Rows, 1..64 (with --width)");
+    o->e = cmd->add_option("--error", o->error,
+                           "eps in (0, 1): estimates within eps x N (with --probability)");
+    o->p = cmd->add_option("--probability", o->probability,
+                           "delta in (0, 1): the chance an estimate misses that bound");
+    cmd->add_flag("--conservative", o->conservative,
+                  "Conservative update: fewer overestimates (counts only go up)");
+    cmd->add_flag("--redis-sizing", o->redis_sizing,
+                  "Size from --error/--probability as RedisBloom's CMS.INITBYPROB does "
+                  "(width ceil(2/E), depth ceil(log10 P / log10 0.5))");
+    cmd->add_option("--seed", o->seed, "xxh3 seed (default 0)");
+    cmd->add_flag("--force", o->force, "Replace FILE if it exists");
+    cmd->add_flag("--json", o->json, "Print the summary as JSON");
+    set_example(*cmd, "ringbloom cms create hits.cms --error 0.001 --probability 0.01");
+    cmd->callback([o] {
+      const bool by_size = o->w->count() + o->d->count() > 0;
+      const bool by_error = o->e->count() + o->p->count() > 0;
+      if (by_size == by_error || (by_size && o->w->count() + o->d->count() != 2) ||
+          (by_error && o->e->count() + o->p->count() != 2)) {
+        throw usage_error(
+            "give either --width W --depth D or --error E --probability P (for example "
+            "--error 0.001 --probability 0.01)");
+      }
+      std::uint32_t width = o->width, depth = o->depth;
+      if (by_error) {
+        std::tie(width, depth) =
+            o->redis_sizing ? count_min_sketch::redis_dimensions(o->error, o->probability)
+                            : count_min_sketch::dimensions_for_error(o->error, o->probability);
+      }
+      const count_min_sketch c(width, depth, o->conservative, o->seed);
+      refuse_existing(o->file, o->force);
+      with_advice("check that the directory exists and is writable",
+                  [&] { save_sketch(o->file, c); });
+      if (o->json) return print_json(cms_json(o->file, c));
+      fmt::print("created {}: Count-Min {} x {}{}, eps {:.3g}, delta {:.3g}, {} bytes\n", o->file,
+                 c.width(), c.depth(), c.conservative() ? " (conservative)" : "", c.epsilon(),
+                 c.delta(), c.memory_bytes());
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      std::vector<std::string> items;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = cms->add_subcommand(
+        "incr", "Count items (arguments, or stdin lines 'item' or 'item<TAB>n')");
+    cmd->add_option("file", o->file, "The Count-Min file to update")->required();
+    cmd->add_option("items", o->items, "Items, each counted once; when none, read stdin");
+    cmd->add_flag("--json", o->json, "Print the result as JSON");
+    set_example(*cmd,
+                "ringbloom cms incr hits.cms /index /login\n"
+                "  printf '/index\\t40\\n' | ringbloom cms incr hits.cms");
+    cmd->callback([o] {
+      std::uint64_t total = 0;
+      with_advice("check the file name, or create it with 'ringbloom cms create'", [&] {
+        const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
+          std::vector<std::pair<std::string_view, std::uint32_t>> incs;
+          incs.reserve(batch.size());
+          for (const auto& line : batch) {
+            incs.push_back(o->items.empty() ? parse_increment(line)
+                                            : std::pair<std::string_view, std::uint32_t>{line, 1});
+          }
+          update_sketch_file(o->file, [&](any_sketch& s) {
+            auto& c = sketch_as<count_min_sketch>(s, o->file);
+            for (const auto& [item, by] : incs) c.increment(item, by);
+            total = c.total();
+          });
+        });
+        if (n == 0) total = load_sketch_as<count_min_sketch>(o->file).total();
+        if (o->json) return print_json(json{{"file", o->file}, {"lines", n}, {"total", total}});
+        fmt::print("counted {} line{} into {} (total {})\n", n, n == 1 ? "" : "s", o->file, total);
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      std::vector<std::string> items;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = cms->add_subcommand("query", "Print item<TAB>estimate (never below the truth)");
+    cmd->add_option("file", o->file, "The Count-Min file")->required();
+    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
+    cmd->add_flag("--json", o->json, "Print one JSON object per item");
+    set_example(*cmd, "ringbloom cms query hits.cms /index /login");
+    cmd->callback([o] {
+      with_advice("check the file name", [&] {
+        const auto c = load_sketch_as<count_min_sketch>(o->file);
+        for_each_item(o->items, [&](std::string_view item) {
+          if (o->json) {
+            fmt::print("{}\n", json{{"item", item}, {"count", c.estimate(item)}}.dump(
+                                   -1, ' ', false, json::error_handler_t::replace));
+          } else {
+            fmt::print("{}\t{}\n", item, c.estimate(item));
+          }
+        });
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string out;
+      std::vector<std::string> inputs;
+      std::vector<std::int64_t> weights;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = cms->add_subcommand(
+        "merge", "Write the (weighted) sum of Count-Min sketches to OUT (as CMS.MERGE)");
+    cmd->add_option("out", o->out, "The file to write (replaced atomically)")->required();
+    cmd->add_option("inputs", o->inputs, "Input files (same width, depth, seed)")->required();
+    cmd->add_option("--weights", o->weights, "One integer weight per input (default all 1)");
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom cms merge all.cms eu.cms us.cms --weights 1 2");
+    cmd->callback([o] {
+      if (!o->weights.empty() && o->weights.size() != o->inputs.size()) {
+        throw usage_error(fmt::format("{} weights for {} inputs; give one weight per input",
+                                      o->weights.size(), o->inputs.size()));
+      }
+      with_advice("check the input file names and that the output directory is writable", [&] {
+        std::vector<count_min_sketch> loaded;
+        for (const auto& f : o->inputs) loaded.push_back(load_sketch_as<count_min_sketch>(f));
+        std::vector<const count_min_sketch*> ptrs;
+        for (const auto& c : loaded) ptrs.push_back(&c);
+        const count_min_sketch m = count_min_sketch::merged(ptrs, o->weights);
+        save_sketch(o->out, m);
+        if (o->json) return print_json(cms_json(o->out, m));
+        fmt::print("wrote the sum of {} sketch{} to {} (total {})\n", o->inputs.size(),
+                   o->inputs.size() == 1 ? "" : "es", o->out, m.total());
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = cms->add_subcommand("info", "Show a Count-Min sketch's parameters and bound");
+    cmd->add_option("file", o->file, "The Count-Min file")->required();
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom cms info hits.cms");
+    cmd->callback([o] {
+      with_advice("check the file name", [&] {
+        const auto c = load_sketch_as<count_min_sketch>(o->file);
+        if (o->json) return print_json(cms_json(o->file, c));
+        fmt::print(
+            "{}: Count-Min {} x {}{}, total N = {}, estimates within +{:.1f} (eps x N) with "
+            "probability {:.4g}, {} bytes\n",
+            o->file, c.width(), c.depth(), c.conservative() ? " (conservative)" : "", c.total(),
+            c.error_bound(), 1 - c.delta(), c.memory_bytes());
+      });
+    });
+  }
+}
+
+// ============================== topk ==============================
+
+json topk_json(const std::string& file, const top_k& t) {
+  return json{
+      {"file", file},       {"k", t.k()},       {"width", t.width()},       {"depth", t.depth()},
+      {"decay", t.decay()}, {"seed", t.seed()}, {"listed", t.list().size()}};
+}
+
+void add_topk(CLI::App& app, context& ctx) {
+  auto* topk = app.add_subcommand(
+      "topk", "Top-K heavy hitters (HeavyKeeper): create, add, list, query, info");
+  topk->require_subcommand(1);
+  set_example(*topk,
+              "ringbloom topk create urls.topk --k 10\n"
+              "  cut -f7 access.log | ringbloom topk add urls.topk\n"
+              "  ringbloom topk list urls.topk --with-counts");
+  {
+    struct opts {
+      std::string file;
+      std::uint32_t k = 0, width = top_k::default_width, depth = top_k::default_depth;
+      double decay = top_k::default_decay;
+      std::uint64_t seed = 0;
+      bool force = false, json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = topk->add_subcommand("create", "Create an empty Top-K file");
+    cmd->add_option("file", o->file, "The file to write")->required();
+    cmd->add_option("--k", o->k, "How many leaders to keep (1..100000)")->required();
+    cmd->add_option("--width", o->width, "Buckets per row (default 8, as TOPK.RESERVE)");
+    cmd->add_option("--depth", o->depth, "Rows (default 7)");
+    cmd->add_option("--decay", o->decay, "Decay in (0, 1] (default 0.9)");
+    cmd->add_option("--seed", o->seed, "Hash and decay-draw seed (default 0)");
+    cmd->add_flag("--force", o->force, "Replace FILE if it exists");
+    cmd->add_flag("--json", o->json, "Print the summary as JSON");
+    set_example(*cmd, "ringbloom topk create urls.topk --k 100 --width 2000 --depth 5");
+    cmd->callback([o] {
+      const top_k t(o->k, o->width, o->depth, o->decay, o->seed);
+      refuse_existing(o->file, o->force);
+      with_advice("check that the directory exists and is writable",
+                  [&] { save_sketch(o->file, t); });
+      if (o->json) return print_json(topk_json(o->file, t));
+      fmt::print("created {}: Top-K, k = {}, {} x {} buckets, decay {}\n", o->file, t.k(),
+                 t.width(), t.depth(), t.decay());
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      std::vector<std::string> items;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = topk->add_subcommand(
+        "add", "Add items (arguments, or one per line from stdin); prints items pushed out");
+    cmd->add_option("file", o->file, "The Top-K file to update")->required();
+    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
+    cmd->add_flag("--json", o->json, "Print the result as JSON");
+    set_example(*cmd, "ringbloom topk add urls.topk /index /login /index");
+    cmd->callback([o] {
+      std::vector<std::string> expelled;
+      with_advice("check the file name, or create it with 'ringbloom topk create'", [&] {
+        const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
+          std::vector<std::string> out;
+          update_sketch_file(o->file, [&](any_sketch& s) {
+            out.clear();
+            auto& t = sketch_as<top_k>(s, o->file);
+            for (const auto& item : batch) {
+              if (auto e = t.add(item)) out.push_back(std::move(*e));
+            }
+          });
+          expelled.insert(expelled.end(), out.begin(), out.end());
+        });
+        if (n == 0) (void)load_sketch_as<top_k>(o->file);
+        if (o->json) {
+          return print_json(json{{"file", o->file}, {"added", n}, {"expelled", expelled}});
+        }
+        for (const auto& e : expelled) fmt::print("expelled\t{}\n", e);
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      bool with_counts = false, json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = topk->add_subcommand("list", "Print the leaders, largest count first");
+    cmd->add_option("file", o->file, "The Top-K file")->required();
+    cmd->add_flag("--with-counts", o->with_counts, "Print item<TAB>count");
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom topk list urls.topk --with-counts");
+    cmd->callback([o] {
+      with_advice("check the file name", [&] {
+        const auto t = load_sketch_as<top_k>(o->file);
+        const auto l = t.list();
+        if (o->json) {
+          json items = json::array();
+          for (const auto& e : l) items.push_back(json{{"item", e.item}, {"count", e.count}});
+          return print_json(json{{"file", o->file}, {"items", items}});
+        }
+        for (const auto& e : l) {
+          if (o->with_counts) {
+            fmt::print("{}\t{}\n", e.item, e.count);
+          } else {
+            fmt::print("{}\n", e.item);
+          }
+        }
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      std::vector<std::string> items;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = topk->add_subcommand(
+        "query", "Print item<TAB>yes|no: is it among the leaders? Exit 1 if any is not");
+    cmd->add_option("file", o->file, "The Top-K file")->required();
+    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
+    cmd->add_flag("--json", o->json, "Print one JSON object per item");
+    set_example(*cmd, "ringbloom topk query urls.topk /index /favicon.ico");
+    cmd->callback([o, &ctx] {
+      with_advice("check the file name", [&] {
+        const auto t = load_sketch_as<top_k>(o->file);
+        for_each_item(o->items, [&](std::string_view item) {
+          const bool in = t.query(item);
+          if (!in) ctx.exit_status = exit_negative;
+          if (o->json) {
+            fmt::print("{}\n",
+                       json{{"item", item}, {"in_top_k", in}, {"count", t.count(item)}}.dump(
+                           -1, ' ', false, json::error_handler_t::replace));
+          } else {
+            fmt::print("{}\t{}\n", item, in ? "yes" : "no");
+          }
+        });
+      });
+    });
+  }
+  {
+    struct opts {
+      std::string file;
+      bool json = false;
+    };
+    auto o = std::make_shared<opts>();
+    auto* cmd = topk->add_subcommand("info", "Show a Top-K's parameters");
+    cmd->add_option("file", o->file, "The Top-K file")->required();
+    cmd->add_flag("--json", o->json, "Print as JSON");
+    set_example(*cmd, "ringbloom topk info urls.topk");
+    cmd->callback([o] {
+      with_advice("check the file name", [&] {
+        const auto t = load_sketch_as<top_k>(o->file);
+        if (o->json) return print_json(topk_json(o->file, t));
+        fmt::print("{}: Top-K, k = {}, {} x {} buckets, decay {}, seed {}, {} leaders listed\n",
+                   o->file, t.k(), t.width(), t.depth(), t.decay(), t.seed(), t.list().size());
+      });
+    });
+  }
+}
+
+}  // namespace
+
+void add_sketch_commands(CLI::App& app, context& ctx) {
+  add_hll(app);
+  add_cms(app);
+  add_topk(app, ctx);
+}
+
+}  // namespace ringbloom::cli
