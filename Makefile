@@ -1,6 +1,6 @@
 # The two commands of the README, plus a few developer conveniences.
 # Everything goes through CMake presets; build trees live in build/<preset>.
-.PHONY: demo test deps build-deps release asan tsan fuzz-smoke consumer-test bench format clean
+.PHONY: demo redis-demo test deps build-deps release asan tsan fuzz-smoke consumer-test bench format clean
 
 # The tour needs only the build's own dependencies; the peers that only the
 # tests use are installed by `make test`. The build's progress lines come
@@ -9,6 +9,12 @@ demo: build-deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release --target ringbloom_cli -- --no-print-directory
 	@./build/release/ringbloom demo
+
+# The Redis module's tour: a redis-server with ringbloom.so, BF/CF/CMS/TOPK, a restart.
+redis-demo: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release --target ringbloom_redis
+	scripts/redis-demo build/release/redis/ringbloom.so
 
 test: deps
 	cmake --workflow --preset release

@@ -28,8 +28,33 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 /// memory works the same either way. Call before the pages are touched.
 void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 
+/// A replacement for the allocation of every owned word array, for a host
+/// that must account for memory itself (the Redis module routes the arrays
+/// through RedisModule_Alloc so that used_memory and maxmemory see them).
+/// `allocate` returns `bytes` bytes aligned to at least min(alignment, 64),
+/// or throws std::bad_alloc; `deallocate` frees what it returned.
+struct word_allocator {
+  void* (*allocate)(std::size_t bytes, std::size_t alignment);
+  void (*deallocate)(void* p, std::size_t bytes, std::size_t alignment) noexcept;
+};
+
+/// The installed word_allocator; nullptr (the default) is aligned operator
+/// new, with huge-page advice for large arrays.
+[[nodiscard]] inline const word_allocator*& installed_word_allocator() noexcept {
+  static const word_allocator* installed = nullptr;
+  return installed;
+}
+
+/// Installs `hook` for the whole process (nullptr: the default again). Off
+/// unless called. Call it before any filter exists and never while one does:
+/// an array must go back to the allocator it came from. Not synchronised.
+inline void set_word_allocator(const word_allocator* hook) noexcept {
+  installed_word_allocator() = hook;
+}
+
 /// An allocator that aligns every array to `Align` bytes (huge_page_bytes for
-/// arrays that large, which are also advised to use huge pages).
+/// arrays that large, which are also advised to use huge pages), or asks the
+/// installed word_allocator.
 template <class T, std::size_t Align>
 struct aligned_allocator {
   using value_type = T;
@@ -44,11 +69,18 @@ struct aligned_allocator {
   [[nodiscard]] T* allocate(std::size_t n) {
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = n * sizeof(T);
+    if (const word_allocator* hook = installed_word_allocator()) {
+      return static_cast<T*>(hook->allocate(bytes, alignment(bytes)));
+    }
     void* p = ::operator new (bytes, std::align_val_t{alignment(bytes)});
     if (bytes >= huge_page_bytes) advise_huge_pages(p, bytes);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
+    if (const word_allocator* hook = installed_word_allocator()) {
+      hook->deallocate(p, n * sizeof(T), alignment(n * sizeof(T)));
+      return;
+    }
     ::operator delete (p, std::align_val_t{alignment(n * sizeof(T))});
   }
   [[nodiscard]] static constexpr std::size_t alignment(std::size_t bytes) noexcept {

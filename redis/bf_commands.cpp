@@ -1,0 +1,470 @@
+// redis/bf_commands.cpp: BF.* -- RedisBloom's Bloom filter commands over
+// bloom_chain, and the data type "RBloom-BF" (RDB, AOF, copy, digest,
+// memory). Replies and error sentences follow RedisBloom 2.4/2.6
+// (src/rebloom.c); docs/redis.md tables them and the few differences.
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloom_chain.hpp"
+#include "module_common.hpp"
+#include "ringbloom/error.hpp"
+
+namespace ringbloom::redis {
+namespace {
+
+constexpr std::uint32_t default_expansion = 2;
+constexpr std::uint64_t max_expansion = std::numeric_limits<std::uint32_t>::max();
+
+struct bf_options {
+  long long capacity;
+  double error_rate;
+  long long expansion = default_expansion;
+  bool autocreate = true;
+  bool nonscaling = false;
+};
+
+bf_options default_options() {
+  return {static_cast<long long>(settings().bf_capacity), settings().bf_error_rate};
+}
+
+bloom_chain* create_chain(open_key& key, const bf_options& o) {
+  auto* chain = make<bloom_chain>(static_cast<std::uint64_t>(o.capacity), o.error_rate,
+                                  static_cast<std::uint32_t>(o.expansion), o.nonscaling,
+                                  settings().max_filter_bytes);
+  key.set(types().bloom, chain);
+  return chain;
+}
+
+const char* add_error(bloom_chain::add_status s) {
+  return s == bloom_chain::add_status::full
+             ? "ERR non scaling filter is full"
+             : "ERR the filter cannot grow: its next layer would pass MAX_FILTER_BYTES or 64 "
+               "layers; reserve a larger capacity or raise MAX_FILTER_BYTES";
+}
+
+std::string too_large_error() {
+  return "ERR the filter would need more than MAX_FILTER_BYTES (" +
+         std::to_string(settings().max_filter_bytes) +
+         " bytes); use a smaller capacity or a larger error rate, or load the module with a "
+         "larger MAX_FILTER_BYTES";
+}
+
+/// BF.ADD, BF.MADD and BF.INSERT after parsing: one answer per item (an
+/// array for the multi forms), stopping at the first full answer.
+int insert_items(const call& c, int key_index, int first_item, const bf_options& o, bool multi) {
+  open_key key(c, key_index, api::key_read | api::key_write);
+  const key_status status = key.status(types().bloom);
+  bloom_chain* chain = nullptr;
+  if (status == key_status::empty && o.autocreate) {
+    try {
+      chain = create_chain(key, o);
+    } catch (const std::length_error&) {
+      return c.error(too_large_error());
+    }
+  } else if (status != key_status::ok) {
+    return c.error(status_error(status));
+  } else {
+    chain = key.value<bloom_chain>();
+  }
+
+  if (!multi) {  // BF.ADD: one item, no batch buffers
+    const auto s = chain->add(c.arg(first_item));
+    if (s == bloom_chain::add_status::added || s == bloom_chain::add_status::present) {
+      c.integer(s == bloom_chain::add_status::added ? 1 : 0);
+    } else {
+      c.error(add_error(s));
+    }
+    c.replicate();
+    return api::ok;
+  }
+  const auto n = static_cast<std::size_t>(c.argc - first_item);
+  std::vector<std::string_view> items(n);
+  for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(first_item + static_cast<int>(i));
+  std::vector<bloom_chain::add_status> answers(n);
+  const std::size_t answered = chain->add_many(items, answers);
+
+  c.array(static_cast<long>(answered));
+  for (std::size_t i = 0; i < answered; ++i) {
+    const auto s = answers[i];
+    if (s == bloom_chain::add_status::added || s == bloom_chain::add_status::present) {
+      c.integer(s == bloom_chain::add_status::added ? 1 : 0);
+    } else {
+      c.error(add_error(s));
+    }
+  }
+  c.replicate();
+  return api::ok;
+}
+
+// BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]
+int bf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc < 4 || argc > 7) return c.wrong_arity();
+    bf_options o = default_options();
+    if (!c.to_double(2, o.error_rate)) return c.error("ERR bad error rate");
+    if (!(o.error_rate > 0 && o.error_rate < 1)) return c.error("ERR (0 < error rate range < 1) ");
+    if (!c.to_long(3, o.capacity)) return c.error("ERR bad capacity");
+    if (o.capacity <= 0) return c.error("ERR (capacity should be larger than 0)");
+    o.nonscaling = c.find("NONSCALING", 4) != -1;
+    const int ex = c.find("EXPANSION", 4);
+    if (ex != -1 && ex + 1 == argc) return c.error("ERR no expansion");
+    if (ex != -1) {
+      if (o.nonscaling) return c.error("Nonscaling filters cannot expand");
+      if (!c.to_long(ex + 1, o.expansion)) return c.error("ERR bad expansion");
+      if (o.expansion < 1) return c.error("ERR expansion should be greater or equal to 1");
+      if (static_cast<std::uint64_t>(o.expansion) > max_expansion) {
+        return c.error("ERR expansion is too large; the largest is 4294967295");
+      }
+    }
+    open_key key(c, 1, api::key_read | api::key_write);
+    const key_status status = key.status(types().bloom);
+    if (status != key_status::empty) return c.error(status_error(status));
+    try {
+      create_chain(key, o);
+    } catch (const std::length_error&) {
+      return c.error(too_large_error());
+    }
+    c.ok();
+    c.replicate();
+    return api::ok;
+  });
+}
+
+// BF.ADD key item / BF.MADD key item [item ...]
+int bf_add(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    const bool multi =
+        argc > 0 && c.arg(0).size() > 3 && (c.arg(0)[3] == 'm' || c.arg(0)[3] == 'M');
+    if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
+    return insert_items(c, 1, 2, default_options(), multi);
+  });
+}
+
+// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item...
+int bf_insert(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc < 4) return c.wrong_arity();
+    bf_options o = default_options();
+    int items = -1;
+    int pos = 2;
+    // As RedisBloom: options are told apart by their first letters.
+    while (pos < argc && items < 0) {
+      const std::string_view word = c.arg(pos);
+      const auto letter = [&](std::size_t i) {
+        return i < word.size() ? std::tolower(static_cast<unsigned char>(word[i])) : 0;
+      };
+      switch (letter(0)) {
+        case 'i':
+          items = ++pos;
+          break;
+        case 'e':
+          if (++pos == argc) return c.wrong_arity();
+          if (letter(1) == 'r') {
+            if (!c.to_double(pos++, o.error_rate)) return c.error("Bad error rate");
+          } else if (!c.to_long(pos++, o.expansion)) {
+            return c.error("Bad expansion");
+          }
+          break;
+        case 'c':
+          if (++pos == argc) return c.wrong_arity();
+          if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
+          break;
+        case 'n':
+          if (letter(2) == 'c') {
+            o.autocreate = false;
+          } else {
+            o.nonscaling = true;
+          }
+          ++pos;
+          break;
+        default:
+          return c.error("Unknown argument received");
+      }
+    }
+    if (items < 0 || items == argc) return c.wrong_arity();
+    if (!(o.error_rate > 0 && o.error_rate < 1) || o.capacity < 1 || o.expansion < 1 ||
+        static_cast<std::uint64_t>(o.expansion) > max_expansion) {
+      return c.error("Bad argument received");
+    }
+    return insert_items(c, 1, items, o, true);
+  });
+}
+
+// BF.EXISTS key item / BF.MEXISTS key item [item ...]
+int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    const bool multi =
+        argc > 0 && c.arg(0).size() > 3 && (c.arg(0)[3] == 'm' || c.arg(0)[3] == 'M');
+    if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
+    open_key key(c, 1, api::key_read);
+    // As RedisBloom: a missing key, or one of another type, contains nothing.
+    const bloom_chain* chain =
+        key.status(types().bloom) == key_status::ok ? key.value<bloom_chain>() : nullptr;
+    const auto n = static_cast<std::size_t>(argc - 2);
+    if (!multi) return c.integer(chain != nullptr && chain->may_contain(c.arg(2)) ? 1 : 0);
+    c.array(static_cast<long>(n));
+    if (chain == nullptr) {
+      for (std::size_t i = 0; i < n; ++i) c.integer(0);
+      return api::ok;
+    }
+    std::vector<std::string_view> items(n);
+    for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(2 + static_cast<int>(i));
+    auto answers = std::make_unique<bool[]>(n);
+    chain->may_contain_many(items, {answers.get(), n});
+    for (std::size_t i = 0; i < n; ++i) c.integer(answers[i] ? 1 : 0);
+    return api::ok;
+  });
+}
+
+// BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
+int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 2 && argc != 3) return c.wrong_arity();
+    open_key key(c, 1, api::key_read);
+    const key_status status = key.status(types().bloom);
+    if (status != key_status::ok) return c.error(status_error(status));
+    const auto* chain = key.value<bloom_chain>();
+    const auto expansion = [&] {
+      return chain->nonscaling() ? c.null() : c.integer(chain->expansion());
+    };
+    if (argc == 3) {
+      const auto one = [&](auto reply) {
+        c.array(1);
+        return reply();
+      };
+      if (c.is(2, "capacity"))
+        return one([&] { return c.integer(static_cast<long long>(chain->capacity())); });
+      if (c.is(2, "size"))
+        return one([&] { return c.integer(static_cast<long long>(chain->memory_bytes())); });
+      if (c.is(2, "filters"))
+        return one([&] { return c.integer(static_cast<long long>(chain->layers().size())); });
+      if (c.is(2, "items"))
+        return one([&] { return c.integer(static_cast<long long>(chain->items())); });
+      if (c.is(2, "expansion")) return one(expansion);
+      return c.error("Invalid information value");
+    }
+    c.array(10);
+    c.simple("Capacity");
+    c.integer(static_cast<long long>(chain->capacity()));
+    c.simple("Size");
+    c.integer(static_cast<long long>(chain->memory_bytes()));
+    c.simple("Number of filters");
+    c.integer(static_cast<long long>(chain->layers().size()));
+    c.simple("Number of items inserted");
+    c.integer(static_cast<long long>(chain->items()));
+    c.simple("Expansion rate");
+    return expansion();
+  });
+}
+
+// BF.CARD key
+int bf_card(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 2) return c.wrong_arity();
+    open_key key(c, 1, api::key_read);
+    const key_status status = key.status(types().bloom);
+    if (status == key_status::empty) return c.integer(0);
+    if (status != key_status::ok) return c.error(status_error(status));
+    return c.integer(static_cast<long long>(key.value<bloom_chain>()->items()));
+  });
+}
+
+// BF.SCANDUMP key iterator
+int bf_scandump(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 3) return c.wrong_arity();
+    open_key key(c, 1, api::key_read);
+    const key_status status = key.status(types().bloom);
+    if (status != key_status::ok) return c.error(status_error(status));
+    long long iter = 0;
+    if (!c.to_long(2, iter)) return c.error("Second argument must be numeric");
+    const auto* chain = key.value<bloom_chain>();
+    c.array(2);
+    if (iter == 0) {
+      c.integer(1);
+      return c.bulk(chain->header());
+    }
+    if (iter < 0) {
+      c.integer(0);
+      return c.bulk({});
+    }
+    auto cursor = static_cast<std::uint64_t>(iter);
+    const std::string chunk = chain->chunk(cursor);
+    c.integer(chunk.empty() ? 0 : static_cast<long long>(cursor));
+    return c.bulk(chunk);
+  });
+}
+
+// BF.LOADCHUNK key iterator data
+int bf_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 4) return c.wrong_arity();
+    long long iter = 0;
+    if (!c.to_long(2, iter)) return c.error("ERR Second argument must be numeric");
+    open_key key(c, 1, api::key_read | api::key_write);
+    const key_status status = key.status(types().bloom);
+    try {
+      if (status == key_status::empty && iter == 1) {
+        auto chain = bloom_chain::from_header(c.arg(3), settings().max_filter_bytes);
+        key.set(types().bloom, make<bloom_chain>(std::move(chain)));
+      } else if (status != key_status::ok) {
+        return c.error(status_error(status));
+      } else {
+        key.value<bloom_chain>()->load_chunk(c.arg(3));
+      }
+    } catch (const data_error& e) {
+      return c.error(std::string("ERR received bad data: ") + e.what());
+    }
+    c.replicate();
+    return c.ok();
+  });
+}
+
+// --- the data type -----------------------------------------------------------
+
+constexpr int encoding_version = 1;
+
+void* bf_rdb_load(api::IO* io, int encver) noexcept {
+  if (encver != encoding_version) {
+    api::LogIOError(io, "warning", "ringbloom: BF value of unknown encoding version %d", encver);
+    return nullptr;
+  }
+  try {
+    const std::uint64_t count = api::LoadUnsigned(io);
+    if (api::IsIOError(io) || count < 1 || count > bloom_chain::max_layers) return nullptr;
+    std::vector<std::string> parts;
+    parts.reserve(count + 1);
+    for (std::uint64_t i = 0; i <= count; ++i) {
+      std::size_t len = 0;
+      char* buf = api::LoadStringBuffer(io, &len);
+      if (api::IsIOError(io) || buf == nullptr) {
+        if (buf != nullptr) api::Free(buf);
+        return nullptr;
+      }
+      parts.emplace_back(buf, len);
+      api::Free(buf);
+    }
+    const std::string header = std::move(parts.front());
+    parts.erase(parts.begin());
+    return make<bloom_chain>(bloom_chain::from_blobs(header, parts, settings().max_filter_bytes));
+  } catch (const std::exception& e) {
+    api::LogIOError(io, "warning", "ringbloom: refusing a damaged BF value: %s", e.what());
+    return nullptr;
+  }
+}
+
+void bf_rdb_save(api::IO* io, void* value) noexcept {
+  // Nothing here throws short of memory exhaustion, which Redis does not survive either.
+  try {
+    const auto* chain = static_cast<const bloom_chain*>(value);
+    api::SaveUnsigned(io, chain->layers().size());
+    const std::string header = chain->header();
+    api::SaveStringBuffer(io, header.data(), header.size());
+    for (std::size_t i = 0; i < chain->layers().size(); ++i) {
+      const std::string blob = chain->layer_blob(i);
+      api::SaveStringBuffer(io, blob.data(), blob.size());
+    }
+  } catch (const std::exception& e) {
+    api::LogIOError(io, "warning", "ringbloom: could not save a BF value: %s", e.what());
+  }
+}
+
+void bf_aof_rewrite(api::IO* io, api::String* key, void* value) noexcept {
+  try {
+    const auto* chain = static_cast<const bloom_chain*>(value);
+    const std::string header = chain->header();
+    api::EmitAOF(io, "BF.LOADCHUNK", "slb", key, 1LL, header.data(), header.size());
+    std::uint64_t cursor = 1;
+    for (;;) {
+      const std::string chunk = chain->chunk(cursor);
+      if (chunk.empty()) break;
+      api::EmitAOF(io, "BF.LOADCHUNK", "slb", key, static_cast<long long>(cursor), chunk.data(),
+                   chunk.size());
+    }
+  } catch (const std::exception& e) {
+    api::LogIOError(io, "warning", "ringbloom: could not rewrite a BF value: %s", e.what());
+  }
+}
+
+std::size_t bf_mem_usage(const void* value) noexcept {
+  return static_cast<const bloom_chain*>(value)->memory_bytes();
+}
+
+void bf_digest(api::Digest* digest, void* value) noexcept {
+  try {
+    const auto* chain = static_cast<const bloom_chain*>(value);
+    const std::string header = chain->header();
+    api::DigestAddStringBuffer(digest, header.data(), header.size());
+    for (const auto& l : chain->layers()) {
+      const auto words = l.filter.words();
+      api::DigestAddStringBuffer(digest, reinterpret_cast<const char*>(words.data()),
+                                 words.size() * 8);
+    }
+    api::DigestEndSequence(digest);
+  } catch (...) {
+    api::DigestEndSequence(digest);
+  }
+}
+
+void bf_free(void* value) noexcept { destroy(static_cast<bloom_chain*>(value)); }
+
+std::size_t bf_free_effort(api::String* /*key*/, const void* value) noexcept {
+  return static_cast<const bloom_chain*>(value)->layers().size();
+}
+
+void* bf_copy(api::String* /*from*/, api::String* /*to*/, const void* value) noexcept {
+  try {
+    return make<bloom_chain>(*static_cast<const bloom_chain*>(value));
+  } catch (...) {
+    return nullptr;  // COPY then fails with an error, the source untouched
+  }
+}
+
+constexpr std::uint64_t read_key = api::key_ro | api::key_access;
+constexpr std::uint64_t insert_key = api::key_rw | api::key_insert;
+constexpr std::uint64_t update_key = api::key_rw | api::key_update;
+
+const command_spec bloom_commands[] = {
+    {"bf.reserve", bf_reserve, true, insert_key, -4, "Creates an empty scalable Bloom filter"},
+    {"bf.add", bf_add, true, insert_key, 3, "Adds an item, creating the filter if needed"},
+    {"bf.madd", bf_add, true, insert_key, -3, "Adds items, creating the filter if needed"},
+    {"bf.insert", bf_insert, true, insert_key, -4, "Adds items with creation options"},
+    {"bf.exists", bf_exists, false, read_key, 3, "Whether an item may have been added"},
+    {"bf.mexists", bf_exists, false, read_key, -3, "Whether items may have been added"},
+    {"bf.info", bf_info, false, read_key, -2, "The filter's parameters and counts"},
+    {"bf.card", bf_card, false, read_key, 2, "The number of items added"},
+    {"bf.scandump", bf_scandump, false, read_key, 3, "One chunk of the filter's dump"},
+    {"bf.loadchunk", bf_loadchunk, true, update_key, 4, "Restores one chunk of a dump"},
+};
+
+}  // namespace
+
+bool register_bloom(api::Ctx* ctx) {
+  api::TypeMethods methods;
+  methods.rdb_load = bf_rdb_load;
+  methods.rdb_save = bf_rdb_save;
+  methods.aof_rewrite = bf_aof_rewrite;
+  methods.mem_usage = bf_mem_usage;
+  methods.digest = bf_digest;
+  methods.free = bf_free;
+  methods.free_effort = bf_free_effort;
+  methods.copy = bf_copy;
+  types().bloom = api::CreateDataType(ctx, "RBloom-BF", encoding_version, &methods);
+  if (types().bloom == nullptr) return false;
+  return register_commands(ctx, bloom_commands, std::size(bloom_commands));
+}
+
+}  // namespace ringbloom::redis

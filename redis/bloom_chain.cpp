@@ -1,0 +1,382 @@
+// redis/bloom_chain.cpp: the scalable chain of blocked layers behind BF.*
+// (see bloom_chain.hpp).
+#include "bloom_chain.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numbers>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "ringbloom/error.hpp"
+#include "ringbloom/filter/filter_file.hpp"
+#include "ringbloom/hash.hpp"
+
+namespace ringbloom::redis {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "the dump formats are little-endian and written with memcpy");
+
+constexpr char header_magic[4] = {'R', 'B', 'C', 'H'};
+constexpr char chunk_magic[4] = {'R', 'B', 'C', 'D'};
+constexpr std::uint32_t format_version = 1;
+constexpr std::size_t header_fixed_bytes = 32;
+constexpr std::size_t header_layer_bytes = 32;
+constexpr std::size_t chunk_fixed_bytes = 24;
+constexpr std::size_t checksum_bytes = 8;
+constexpr std::uint32_t flag_nonscaling = 1;
+
+template <class T>
+void put(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+template <class T>
+T get(std::string_view bytes, std::size_t offset) {
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof(T));
+  return value;
+}
+
+/// Appends the XXH3-64 of everything in `out` so far.
+void seal(std::string& out) { put<std::uint64_t>(out, xxh3_64(out)); }
+
+/// Checks the trailing checksum of `bytes`; throws data_error naming `what`.
+void check_seal(std::string_view bytes, const char* what) {
+  if (bytes.size() < checksum_bytes) throw data_error(std::string(what) + " is truncated");
+  const std::string_view body = bytes.substr(0, bytes.size() - checksum_bytes);
+  if (xxh3_64(body) != get<std::uint64_t>(bytes, body.size())) {
+    throw data_error(std::string(what) + " has a wrong checksum (damaged or not a ringbloom dump)");
+  }
+}
+
+std::uint64_t words_of(const blocked_bloom_filter& f) noexcept { return f.bits() / 64; }
+
+/// The blocked sizing searches over k and the number of blocks with an exact
+/// rate formula: tens to hundreds of microseconds. Filters are made with few
+/// distinct (capacity, rate) pairs (BF.ADD's default, its layers), so the
+/// last answers are kept.
+filter_size blocked_size(std::uint64_t capacity, double fpr) {
+  struct entry {
+    std::uint64_t capacity = 0;
+    double fpr = 0;
+    filter_size size;
+  };
+  constexpr std::size_t slots = 64;
+  thread_local std::array<entry, slots> cache{};
+  thread_local std::size_t next = 0;
+  for (const entry& e : cache) {
+    if (e.capacity == capacity && e.fpr == fpr) return e.size;
+  }
+  const filter_size size = bloom_math::blocked_size_for(capacity, fpr);
+  cache[next] = {capacity, fpr, size};
+  next = (next + 1) % slots;
+  return size;
+}
+
+/// A lower bound of a layer's bytes: the classic filter's optimum,
+/// n log2(1/p) / ln 2 bits; a blocked filter always needs more.
+double least_layer_bytes(std::uint64_t capacity, double fpr) noexcept {
+  return static_cast<double>(capacity) * -std::log(fpr) / (std::numbers::ln2 * std::numbers::ln2) /
+         8;
+}
+
+/// Bytes of a layer's words for `capacity` items at rate `fpr`, or none
+/// when more than `limit` (checked cheaply first).
+std::optional<std::uint64_t> layer_bytes(std::uint64_t capacity, double fpr, std::uint64_t limit) {
+  if (least_layer_bytes(capacity, fpr) > static_cast<double>(limit)) return std::nullopt;
+  try {
+    const std::uint64_t bytes = blocked_size(capacity, fpr).bits / 8;
+    if (bytes > limit) return std::nullopt;
+    return bytes;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // more than max_filter_bits
+  }
+}
+
+}  // namespace
+
+double bloom_chain::layer_fpr(double p, std::uint32_t index, bool nonscaling) noexcept {
+  if (nonscaling) return p;
+  if (index == 0) return first_layer_share * p;
+  // The rest of the budget, (1 - 3/4) p, spread as 6 / (pi^2 i^2) over
+  // i = 1, 2, ...: the series sums to 1 (Basel problem).
+  const double i = index;
+  return (1 - first_layer_share) * p * 6 / (std::numbers::pi * std::numbers::pi * i * i);
+}
+
+bloom_chain::bloom_chain(std::uint64_t capacity, double fpr, std::uint32_t expansion,
+                         bool nonscaling, std::uint64_t max_bytes)
+    : fpr_(fpr), expansion_(expansion), nonscaling_(nonscaling), max_bytes_(max_bytes) {
+  if (capacity < 1) throw std::invalid_argument("the capacity must be at least 1");
+  if (!(fpr > 0 && fpr < 1)) throw std::invalid_argument("the error rate must be in (0, 1)");
+  if (expansion < 1) throw std::invalid_argument("the expansion must be at least 1");
+  const double first = layer_fpr(fpr, 0, nonscaling);
+  if (capacity > max_filter_bits || !layer_bytes(capacity, first, max_bytes)) {
+    throw std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
+  }
+  const filter_size size = blocked_size(capacity, first);
+  layers_.reserve(4);
+  layers_.push_back({blocked_bloom_filter(size.bits, size.hashes), capacity});
+}
+
+bool bloom_chain::add_layer() {
+  // The limits do not change, so a refusal is final: remember it rather
+  // than size the same layer again on every add.
+  if (cannot_grow_ || layers_.size() >= max_layers) return false;
+  cannot_grow_ = true;
+  const layer& last = layers_.back();
+  if (last.capacity > max_filter_bits / expansion_) return false;
+  const std::uint64_t capacity = last.capacity * expansion_;
+  const double budget = layer_fpr(fpr_, static_cast<std::uint32_t>(layers_.size()), nonscaling_);
+  const std::uint64_t used = word_bytes();
+  if (used >= max_bytes_ || !layer_bytes(capacity, budget, max_bytes_ - used)) return false;
+  const filter_size size = blocked_size(capacity, budget);
+  layers_.push_back({blocked_bloom_filter(size.bits, size.hashes), capacity});
+  cannot_grow_ = false;
+  return true;
+}
+
+bloom_chain::add_status bloom_chain::add_hash(const hash128& h, std::size_t first_layer) {
+  for (std::size_t l = first_layer; l < layers_.size(); ++l) {
+    if (layers_[l].filter.may_contain_hash(h)) return add_status::present;
+  }
+  if (layers_.back().filter.items_added() >= layers_.back().capacity) {
+    if (nonscaling_) return add_status::full;
+    if (!add_layer()) return add_status::too_large;
+  }
+  layers_.back().filter.add_hash(h);
+  return add_status::added;
+}
+
+bloom_chain::add_status bloom_chain::add(std::string_view item) {
+  return add_hash(layers_.front().filter.hash_item(item), 0);
+}
+
+std::size_t bloom_chain::add_many(std::span<const std::string_view> items,
+                                  std::span<add_status> out) {
+  const std::size_t n = std::min(items.size(), out.size());
+  std::vector<hash128> hashes(n);
+  for (std::size_t i = 0; i < n; ++i) hashes[i] = layers_.front().filter.hash_item(items[i]);
+  // Ask every layer for the whole batch first (hashing done, blocks
+  // prefetched: one memory wait for many items). Bits are only ever set, so
+  // a yes stays a yes. Items answered no are then re-asked, one by one, of
+  // the newest layer and of any added meanwhile (earlier items of this batch
+  // may have set their bits; the newest layer's blocks are now in cache),
+  // and added.
+  const std::size_t newest = layers_.size() - 1;
+  auto present = std::make_unique<bool[]>(n);
+  auto answer = std::make_unique<bool[]>(n);
+  for (std::size_t l = 0; l <= newest; ++l) {
+    layers_[l].filter.may_contain_many(std::span<const hash128>(hashes), {answer.get(), n});
+    for (std::size_t i = 0; i < n; ++i) present[i] = present[i] || answer[i];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = present[i] ? add_status::present : add_hash(hashes[i], newest);
+    if (out[i] == add_status::full || out[i] == add_status::too_large) return i + 1;
+  }
+  return n;
+}
+
+bool bloom_chain::may_contain(std::string_view item) const {
+  const hash128 h = layers_.front().filter.hash_item(item);
+  return std::any_of(layers_.rbegin(), layers_.rend(),
+                     [&](const layer& l) { return l.filter.may_contain_hash(h); });
+}
+
+void bloom_chain::may_contain_many(std::span<const std::string_view> items,
+                                   std::span<bool> out) const {
+  const std::size_t n = std::min(items.size(), out.size());
+  std::vector<hash128> hashes(n);
+  for (std::size_t i = 0; i < n; ++i) hashes[i] = layers_.front().filter.hash_item(items[i]);
+  std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), false);
+  auto answer = std::make_unique<bool[]>(n);
+  for (const layer& l : layers_) {
+    l.filter.may_contain_many(std::span<const hash128>(hashes), {answer.get(), n});
+    for (std::size_t i = 0; i < n; ++i) out[i] = out[i] || answer[i];
+  }
+}
+
+std::uint64_t bloom_chain::capacity() const noexcept {
+  std::uint64_t sum = 0;
+  for (const layer& l : layers_) sum += l.capacity;
+  return sum;
+}
+
+std::uint64_t bloom_chain::items() const noexcept {
+  std::uint64_t sum = 0;
+  for (const layer& l : layers_) sum += l.filter.items_added();
+  return sum;
+}
+
+std::uint64_t bloom_chain::word_bytes() const noexcept {
+  std::uint64_t sum = 0;
+  for (const layer& l : layers_) sum += l.filter.bits() / 8;
+  return sum;
+}
+
+std::uint64_t bloom_chain::memory_bytes() const noexcept {
+  return sizeof(*this) + layers_.capacity() * sizeof(layer) + word_bytes();
+}
+
+// Header: "RBCH", version u32, fpr f64, expansion u32, flags u32, layer
+// count u32, reserved u32; per layer capacity u64, bits u64, items u64,
+// hashes u32, reserved u32; XXH3-64 of all that.
+std::string bloom_chain::header() const {
+  std::string out(header_magic, sizeof(header_magic));
+  put<std::uint32_t>(out, format_version);
+  put<double>(out, fpr_);
+  put<std::uint32_t>(out, expansion_);
+  put<std::uint32_t>(out, nonscaling_ ? flag_nonscaling : 0);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(layers_.size()));
+  put<std::uint32_t>(out, 0);
+  for (const layer& l : layers_) {
+    put<std::uint64_t>(out, l.capacity);
+    put<std::uint64_t>(out, l.filter.bits());
+    put<std::uint64_t>(out, l.filter.items_added());
+    put<std::uint32_t>(out, l.filter.hashes());
+    put<std::uint32_t>(out, 0);
+  }
+  seal(out);
+  return out;
+}
+
+bloom_chain bloom_chain::from_header(std::string_view bytes, std::uint64_t max_bytes) {
+  if (bytes.size() < header_fixed_bytes + checksum_bytes ||
+      std::memcmp(bytes.data(), header_magic, sizeof(header_magic)) != 0) {
+    throw data_error("the data is not a ringbloom filter header (BF.SCANDUMP's first chunk)");
+  }
+  check_seal(bytes, "the filter header");
+  if (get<std::uint32_t>(bytes, 4) != format_version) {
+    throw data_error("the filter header has an unknown format version");
+  }
+  bloom_chain c;
+  c.fpr_ = get<double>(bytes, 8);
+  c.expansion_ = get<std::uint32_t>(bytes, 16);
+  const std::uint32_t flags = get<std::uint32_t>(bytes, 20);
+  const std::uint32_t count = get<std::uint32_t>(bytes, 24);
+  c.nonscaling_ = (flags & flag_nonscaling) != 0;
+  c.max_bytes_ = max_bytes;
+  if (!(c.fpr_ > 0 && c.fpr_ < 1) || c.expansion_ < 1 || (flags & ~flag_nonscaling) != 0 ||
+      count < 1 || count > max_layers ||
+      bytes.size() != header_fixed_bytes + count * header_layer_bytes + checksum_bytes) {
+    throw data_error("the filter header has impossible parameters");
+  }
+  std::uint64_t total = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::size_t at = header_fixed_bytes + i * header_layer_bytes;
+    const auto capacity = get<std::uint64_t>(bytes, at);
+    const auto bits = get<std::uint64_t>(bytes, at + 8);
+    const auto items = get<std::uint64_t>(bytes, at + 16);
+    const auto hashes = get<std::uint32_t>(bytes, at + 24);
+    if (capacity < 1 || bits < 512 || bits % 512 != 0 || bits > max_filter_bits || hashes < 1 ||
+        hashes > max_blocked_hashes) {
+      throw data_error("the filter header has an impossible layer");
+    }
+    total += bits / 8;
+    if (total > max_bytes) {
+      throw data_error("the filter would exceed the module's MAX_FILTER_BYTES");
+    }
+    c.layers_.push_back({blocked_bloom_filter::from_words(bits, hashes, hash_kind::xxh3, 0, items,
+                                                          detail::word_store(bits / 64)),
+                         capacity});
+  }
+  return c;
+}
+
+// Chunk: "RBCD", layer u32, first word u64, word count u64, the words,
+// XXH3-64 of all that.
+std::string bloom_chain::chunk(std::uint64_t& cursor) const {
+  if (cursor < 1) cursor = 1;
+  std::uint64_t word = cursor - 1;
+  std::size_t index = 0;
+  while (index < layers_.size() && word >= words_of(layers_[index].filter)) {
+    word -= words_of(layers_[index].filter);
+    ++index;
+  }
+  if (index == layers_.size()) return {};
+  const auto words = layers_[index].filter.words();
+  constexpr std::uint64_t max_words = (max_chunk_bytes - chunk_fixed_bytes - checksum_bytes) / 8;
+  const std::uint64_t count = std::min<std::uint64_t>(words.size() - word, max_words);
+  std::string out(chunk_magic, sizeof(chunk_magic));
+  out.reserve(chunk_fixed_bytes + count * 8 + checksum_bytes);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(index));
+  put<std::uint64_t>(out, word);
+  put<std::uint64_t>(out, count);
+  out.append(reinterpret_cast<const char*>(words.data() + word), count * 8);
+  seal(out);
+  cursor += count;
+  return out;
+}
+
+void bloom_chain::load_chunk(std::string_view bytes) {
+  if (bytes.size() < chunk_fixed_bytes + checksum_bytes ||
+      std::memcmp(bytes.data(), chunk_magic, sizeof(chunk_magic)) != 0) {
+    throw data_error("the data is not a ringbloom filter chunk (from BF.SCANDUMP)");
+  }
+  check_seal(bytes, "the filter chunk");
+  const auto index = get<std::uint32_t>(bytes, 4);
+  const auto first = get<std::uint64_t>(bytes, 8);
+  const auto count = get<std::uint64_t>(bytes, 16);
+  if (index >= layers_.size()) throw data_error("the filter chunk names a layer the filter lacks");
+  const auto words = layers_[index].filter.words();
+  if (first > words.size() || count > words.size() - first ||
+      bytes.size() != chunk_fixed_bytes + count * 8 + checksum_bytes) {
+    throw data_error("the filter chunk does not fit the filter");
+  }
+  // The layer's words are an owned array (from_header made them), so writing
+  // them is writing our own memory; the filter has no setter for raw words.
+  auto* target = const_cast<std::uint64_t*>(words.data());
+  std::memcpy(target + first, bytes.data() + chunk_fixed_bytes, count * 8);
+}
+
+std::string bloom_chain::layer_blob(std::size_t index) const {
+  return serialize_filter(any_filter(layers_.at(index).filter));
+}
+
+bloom_chain bloom_chain::from_blobs(std::string_view header, const std::vector<std::string>& blobs,
+                                    std::uint64_t max_bytes) {
+  // Large limit here: a saved value loads whatever the current limit.
+  bloom_chain c = from_header(header, std::max(max_bytes, std::uint64_t{max_filter_bits / 8}));
+  c.max_bytes_ = max_bytes;
+  if (blobs.size() != c.layers_.size()) {
+    throw data_error("the saved filter has a different number of layers than its header");
+  }
+  for (std::size_t i = 0; i < blobs.size(); ++i) {
+    any_filter f = deserialize_filter(blobs[i]);
+    auto* b = f.get_if<blocked_bloom_filter>();
+    layer& l = c.layers_[i];
+    if (b == nullptr || b->bits() != l.filter.bits() || b->hashes() != l.filter.hashes() ||
+        b->hash() != hash_kind::xxh3 || b->seed() != 0 ||
+        b->items_added() != l.filter.items_added()) {
+      throw data_error("a saved filter layer does not match its header");
+    }
+    l.filter = std::move(*b);
+  }
+  return c;
+}
+
+bool operator==(const bloom_chain& a, const bloom_chain& b) noexcept {
+  if (a.fpr_ != b.fpr_ || a.expansion_ != b.expansion_ || a.nonscaling_ != b.nonscaling_ ||
+      a.layers_.size() != b.layers_.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.layers_.size(); ++i) {
+    if (a.layers_[i].capacity != b.layers_[i].capacity ||
+        !(a.layers_[i].filter == b.layers_[i].filter)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ringbloom::redis

@@ -1,0 +1,135 @@
+// redis/bloom_chain.hpp: the value behind a BF.* key: a scalable Bloom filter
+// whose layers are ringbloom's blocked filters, with RedisBloom's
+// behaviour (capacity, EXPANSION, NONSCALING, adds that skip items already
+// present) and its own error budgets per layer.
+//
+// Layers. Items go into the newest layer; when it holds its capacity a new
+// layer with `expansion` times the capacity is added (a NONSCALING chain
+// refuses instead). A lookup asks every layer, so the chain's rate is at
+// most the sum of the layers' rates, each at most its budget when full:
+//
+//   layer 0:       budget (3/4) p                 (p itself when NONSCALING)
+//   layer i >= 1:  budget (1/4) p * (6 / pi^2) / i^2
+//
+// The budgets sum to less than p for any number of layers (sum of 1/i^2 is
+// pi^2/6), so the measured rate stays at or under p. RedisBloom halves the
+// budget per layer (p/2, p/4, ...: [ABPH07] with r = 1/2); ours gives the
+// first layer -- the whole filter when BF.RESERVE was told the right
+// capacity -- three quarters, and decays polynomially afterwards, so a deep
+// chain (what BF.ADD's small default capacity grows into) does not pay for
+// exponentially tight rates. docs/redis.md has the bits-per-item table
+// against RedisBloom's rule.
+//
+// Each layer is sized by bloom_math::blocked_size_for(capacity, budget), so
+// it measures at its budget when full. Every item is hashed once
+// (XXH3-128, seed 0) for all layers.
+//
+// Limits: a chain never allocates more than `max_bytes` of words in total
+// (the module's MAX_FILTER_BYTES): creating or growing past it answers
+// too_large and changes nothing. At most max_layers layers.
+//
+// Serialized forms (all little-endian; docs/redis.md draws them):
+//   - header():   the parameters and every layer's shape and count, with an
+//                 XXH3-64 checksum; from_header() builds a chain of zeroed
+//                 layers from it (BF.LOADCHUNK's first call, AOF rewrite).
+//   - chunk():    a run of one layer's words with its position and an
+//                 XXH3-64 checksum, at most max_chunk_bytes; load_chunk()
+//                 checks everything before writing a word.
+//   - layer_blob() / from_blobs(): the RDB form: header() plus one
+//                 filter_file image (checksummed, versioned) per layer.
+//   A damaged or foreign input throws ringbloom::data_error and leaves the
+//   chain unchanged.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringbloom/filter/blocked_bloom.hpp"
+
+namespace ringbloom::redis {
+
+class bloom_chain {
+ public:
+  static constexpr std::uint32_t max_layers = 64;
+  static constexpr double first_layer_share = 0.75;
+  /// Largest chunk() (BF.SCANDUMP and the AOF rewrite's BF.LOADCHUNK).
+  static constexpr std::size_t max_chunk_bytes = std::size_t{16} << 20;
+
+  struct layer {
+    blocked_bloom_filter filter;
+    std::uint64_t capacity = 0;
+  };
+
+  enum class add_status : std::uint8_t { added, present, full, too_large };
+
+  /// The error budget of layer `index` for overall rate p (see above).
+  [[nodiscard]] static double layer_fpr(double p, std::uint32_t index, bool nonscaling) noexcept;
+
+  /// A chain with one empty layer. Throws std::invalid_argument unless
+  /// capacity >= 1, 0 < fpr < 1, expansion >= 1; std::length_error (nothing
+  /// allocated) when the first layer needs more than max_bytes.
+  bloom_chain(std::uint64_t capacity, double fpr, std::uint32_t expansion, bool nonscaling,
+              std::uint64_t max_bytes);
+
+  /// Adds `item` unless some layer may contain it.
+  add_status add(std::string_view item);
+  /// add() for each item in order, the same answers, faster (hash all, ask
+  /// the layers in batches). Stops after the first full / too_large answer;
+  /// returns how many answers it wrote.
+  std::size_t add_many(std::span<const std::string_view> items, std::span<add_status> out);
+
+  [[nodiscard]] bool may_contain(std::string_view item) const;
+  /// out[i] = may_contain(items[i]).
+  void may_contain_many(std::span<const std::string_view> items, std::span<bool> out) const;
+
+  [[nodiscard]] std::span<const layer> layers() const noexcept { return layers_; }
+  [[nodiscard]] double fpr() const noexcept { return fpr_; }
+  [[nodiscard]] std::uint32_t expansion() const noexcept { return expansion_; }
+  [[nodiscard]] bool nonscaling() const noexcept { return nonscaling_; }
+  [[nodiscard]] std::uint64_t max_bytes() const noexcept { return max_bytes_; }
+  /// Sum of the layers' capacities (BF.INFO Capacity).
+  [[nodiscard]] std::uint64_t capacity() const noexcept;
+  /// Items added (BF.CARD, BF.INFO Items).
+  [[nodiscard]] std::uint64_t items() const noexcept;
+  /// Bytes of all layers' words.
+  [[nodiscard]] std::uint64_t word_bytes() const noexcept;
+  /// What the value occupies: the object, the layer table and the words.
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+
+  [[nodiscard]] std::string header() const;
+  [[nodiscard]] static bloom_chain from_header(std::string_view bytes, std::uint64_t max_bytes);
+  /// The chunk at `cursor` (1 + the index of its first word over all layers,
+  /// counting layer by layer); advances cursor past it. An empty string
+  /// when cursor is past the last word.
+  [[nodiscard]] std::string chunk(std::uint64_t& cursor) const;
+  void load_chunk(std::string_view bytes);
+
+  /// RDB: the layer's filter_file image; from_blobs rebuilds a chain from a
+  /// header and the images (checks they agree).
+  [[nodiscard]] std::string layer_blob(std::size_t index) const;
+  [[nodiscard]] static bloom_chain from_blobs(std::string_view header,
+                                              const std::vector<std::string>& blobs,
+                                              std::uint64_t max_bytes);
+
+  friend bool operator==(const bloom_chain& a, const bloom_chain& b) noexcept;
+
+ private:
+  bloom_chain() = default;
+  /// Appends a layer; false (nothing changed) when it would pass max_bytes
+  /// or max_layers.
+  bool add_layer();
+  add_status add_hash(const hash128& h, std::size_t first_new_layer);
+
+  double fpr_ = 0;
+  std::uint32_t expansion_ = 2;
+  bool nonscaling_ = false;
+  std::uint64_t max_bytes_ = 0;
+  std::vector<layer> layers_;
+  bool cannot_grow_ = false;  ///< add_layer was refused (the limits are fixed)
+};
+
+}  // namespace ringbloom::redis

@@ -1,0 +1,200 @@
+// redis/module.cpp: RedisModule_OnLoad, the one symbol ringbloom.so exports.
+//
+// Load: redis-server --loadmodule ringbloom.so [ERROR_RATE p] [INITIAL_SIZE n]
+//       [CF_MAX_EXPANSIONS n] [MAX_FILTER_BYTES bytes]
+// (docs/redis.md). OnLoad fetches the API, routes the library's word arrays
+// through RedisModule_TryAlloc (so that used_memory and maxmemory see every
+// filter), declares that our RDB loading handles I/O errors and async
+// replica loading, then creates the data types and the commands.
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+
+#include "module_api.hpp"
+#include "module_common.hpp"
+#include "ringbloom/filter/detail/bloom_storage.hpp"
+
+namespace ringbloom::redis {
+
+module_settings& settings() noexcept {
+  static module_settings s;
+  return s;
+}
+
+module_types& types() noexcept {
+  static module_types t;
+  return t;
+}
+
+bool call::is(int i, std::string_view word) const {
+  const std::string_view a = arg(i);
+  return a.size() == word.size() &&
+         std::equal(a.begin(), a.end(), word.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+int call::find(std::string_view word, int from) const {
+  for (int i = from; i < argc; ++i) {
+    if (is(i, word)) return i;
+  }
+  return -1;
+}
+
+const char* status_error(key_status status) noexcept {
+  switch (status) {
+    case key_status::empty:
+      return "ERR not found";
+    case key_status::mismatch:
+      return api::wrongtype_error;
+    case key_status::ok:
+      return "ERR item exists";
+  }
+  return "ERR internal error";
+}
+
+void* module_alloc(std::size_t bytes) {
+  void* p = api::TryAlloc != nullptr ? api::TryAlloc(bytes) : ::operator new(bytes, std::nothrow);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void module_free(void* p) noexcept {
+  if (p == nullptr) return;
+  if (api::Free != nullptr) {
+    api::Free(p);
+  } else {
+    ::operator delete(p);
+  }
+}
+
+namespace {
+
+// The library's word arrays through RedisModule_TryAlloc. Redis's allocator
+// aligns to 16 bytes; the blocked filter wants its 512-bit blocks on cache
+// lines, so we over-allocate and keep the allocator's pointer just before
+// the aligned block. Alignments above a cache line (the library asks 2 MiB
+// for huge arrays, to advise huge pages) are served at 64 bytes: Redis
+// recommends transparent huge pages off, and 2 MiB of padding would be
+// counted in used_memory.
+constexpr std::size_t served_alignment = 64;
+
+void* hook_allocate(std::size_t bytes, std::size_t alignment) {
+  const std::size_t align = std::min(alignment, served_alignment);
+  const std::size_t extra = align + sizeof(void*);
+  if (bytes > static_cast<std::size_t>(-1) - extra) throw std::bad_alloc();
+  void* raw = module_alloc(bytes + extra);
+  auto start = reinterpret_cast<std::uintptr_t>(raw) + sizeof(void*);
+  start = (start + align - 1) & ~(std::uintptr_t{align} - 1);
+  void* aligned = reinterpret_cast<void*>(start);
+  std::memcpy(static_cast<char*>(aligned) - sizeof(void*), &raw, sizeof(void*));
+  return aligned;
+}
+
+void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t /*alignment*/) noexcept {
+  if (p == nullptr) return;
+  void* raw = nullptr;
+  std::memcpy(&raw, static_cast<char*>(p) - sizeof(void*), sizeof(void*));
+  module_free(raw);
+}
+
+constexpr detail::word_allocator redis_words{hook_allocate, hook_deallocate};
+
+bool parse_settings(api::Ctx* ctx, api::String** argv, int argc) {
+  const call c{ctx, argv, argc};
+  if (argc % 2 != 0) {
+    api::Log(ctx, "warning",
+             "ringbloom: module arguments come in pairs, NAME value; see docs/redis.md");
+    return false;
+  }
+  for (int i = 0; i < argc; i += 2) {
+    long long n = 0;
+    double d = 0;
+    if (c.is(i, "ERROR_RATE") && c.to_double(i + 1, d) && d > 0 && d < 1) {
+      settings().bf_error_rate = d;
+    } else if (c.is(i, "INITIAL_SIZE") && c.to_long(i + 1, n) && n > 0) {
+      settings().bf_capacity = static_cast<std::uint64_t>(n);
+    } else if (c.is(i, "CF_MAX_EXPANSIONS") && c.to_long(i + 1, n) && n >= 1) {
+      settings().cf_max_expansions = static_cast<std::uint64_t>(n);
+    } else if (c.is(i, "MAX_FILTER_BYTES") && c.to_long(i + 1, n) && n >= 4096) {
+      settings().max_filter_bytes = static_cast<std::uint64_t>(n);
+    } else {
+      const std::string name(c.arg(i));
+      api::Log(ctx, "warning",
+               "ringbloom: bad module argument '%s': expected ERROR_RATE in (0, 1), "
+               "INITIAL_SIZE >= 1, CF_MAX_EXPANSIONS >= 1 or MAX_FILTER_BYTES >= 4096",
+               name.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const command_spec& s = specs[i];
+    if (api::CreateCommand(ctx, s.name, s.handler, s.write ? "write deny-oom" : "readonly fast", 1,
+                           1, 1) != api::ok) {
+      api::Log(ctx, "warning", "ringbloom: the server refused the command %s", s.name);
+      return false;
+    }
+    api::KeySpec keys[3]{};
+    keys[0].flags = s.key_flags;
+    keys[0].begin_search_type = api::begin_search_index;
+    keys[0].bs.index.pos = 1;
+    keys[0].find_keys_type = api::find_keys_range;
+    keys[0].fk.range = {0, 1, 0};
+    if (s.keynum_index > 0) {
+      keys[1].flags = api::key_ro | api::key_access;
+      keys[1].begin_search_type = api::begin_search_index;
+      keys[1].bs.index.pos = s.keynum_index;
+      keys[1].find_keys_type = api::find_keys_keynum;
+      keys[1].fk.keynum = {0, 1, 1};
+    }
+    api::CommandInfo info;
+    info.summary = s.summary;
+    info.since = "0.1.0";
+    info.arity = s.arity;
+    info.key_specs = keys;
+    api::Command* command = api::GetCommand(ctx, s.name);
+    if (command == nullptr || api::SetCommandInfo(command, &info) != api::ok) {
+      api::Log(ctx, "warning", "ringbloom: the server refused the key spec of %s", s.name);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ringbloom::redis
+
+extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
+    ringbloom::redis::api::Ctx* ctx, ringbloom::redis::api::String** argv, int argc) {
+  namespace rb = ringbloom::redis;
+  namespace api = ringbloom::redis::api;
+  try {
+    if (const char* missing = api::load(ctx); missing != nullptr) {
+      // Log may be what is missing; nothing else can tell the operator.
+      if (api::Log != nullptr) {
+        api::Log(ctx, "warning", "ringbloom: this server lacks %s (Redis 7.0 or newer needed)",
+                 missing);
+      }
+      return api::err;
+    }
+    if (api::IsModuleNameBusy("ringbloom")) return api::err;
+    api::SetModuleAttribs(ctx, "ringbloom", 1, api::apiver_1);
+    if (!rb::parse_settings(ctx, argv, argc)) return api::err;
+    ringbloom::detail::set_word_allocator(&rb::redis_words);
+    api::SetModuleOptions(ctx, api::option_handle_io_errors | api::option_handle_repl_async_load);
+    if (!rb::register_bloom(ctx) || !rb::register_sketches(ctx)) return api::err;
+    return api::ok;
+  } catch (...) {
+    return api::err;
+  }
+}

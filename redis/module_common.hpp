@@ -1,0 +1,185 @@
+// redis/module_common.hpp: what every command file of ringbloom.so shares:
+// argument access, key lookup with the RedisBloom status words, replies of
+// the library's answers, and the guard that keeps C++ exceptions inside.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "module_api.hpp"
+
+namespace ringbloom::redis {
+
+/// Module-wide settings from the MODULE LOAD arguments (docs/redis.md).
+struct module_settings {
+  double bf_error_rate = 0.01;           ///< ERROR_RATE: BF.ADD's auto-created filter
+  std::uint64_t bf_capacity = 100;       ///< INITIAL_SIZE
+  std::uint64_t cf_capacity = 1024;      ///< CF.ADD's auto-created filter
+  std::uint64_t cf_max_expansions = 32;  ///< CF_MAX_EXPANSIONS
+  std::uint64_t max_filter_bytes = std::uint64_t{1} << 30;  ///< MAX_FILTER_BYTES, per value
+};
+module_settings& settings() noexcept;
+
+/// The module's data types, created in RedisModule_OnLoad.
+struct module_types {
+  api::Type* bloom = nullptr;
+  api::Type* cuckoo = nullptr;
+  api::Type* cms = nullptr;
+  api::Type* topk = nullptr;
+};
+module_types& types() noexcept;
+
+/// One command call: its context and arguments.
+struct call {
+  api::Ctx* ctx;
+  api::String** argv;
+  int argc;
+
+  [[nodiscard]] std::string_view arg(int i) const {
+    std::size_t len = 0;
+    const char* p = api::StringPtrLen(argv[i], &len);
+    return {p, len};
+  }
+  /// Whether argument i is `word`, ignoring ASCII case.
+  [[nodiscard]] bool is(int i, std::string_view word) const;
+  [[nodiscard]] bool to_long(int i, long long& out) const {
+    return api::StringToLongLong(argv[i], &out) == api::ok;
+  }
+  [[nodiscard]] bool to_double(int i, double& out) const {
+    return api::StringToDouble(argv[i], &out) == api::ok;
+  }
+  /// Index of the first argument from `from` on that is `word`, or -1.
+  [[nodiscard]] int find(std::string_view word, int from = 2) const;
+
+  int error(const char* message) const { return api::ReplyWithError(ctx, message); }
+  int error(const std::string& message) const { return api::ReplyWithError(ctx, message.c_str()); }
+  int wrong_arity() const { return api::WrongArity(ctx); }
+  int integer(long long v) const { return api::ReplyWithLongLong(ctx, v); }
+  int simple(const char* s) const { return api::ReplyWithSimpleString(ctx, s); }
+  int ok() const { return simple("OK"); }
+  int array(long n) const { return api::ReplyWithArray(ctx, n); }
+  int bulk(std::string_view s) const { return api::ReplyWithStringBuffer(ctx, s.data(), s.size()); }
+  int null() const { return api::ReplyWithNull(ctx); }
+  void replicate() const { api::ReplicateVerbatim(ctx); }
+};
+
+/// What a key holds, in RedisBloom's words (statusStrerror).
+enum class key_status : std::uint8_t { ok, empty, mismatch };
+
+/// An open key, closed on scope exit.
+class open_key {
+ public:
+  open_key(const call& c, int index, int mode) : key_(api::OpenKey(c.ctx, c.argv[index], mode)) {}
+  ~open_key() {
+    if (key_ != nullptr) api::CloseKey(key_);
+  }
+  open_key(const open_key&) = delete;
+  open_key& operator=(const open_key&) = delete;
+
+  /// ok when the key holds a value of `type` (then value<T>() is it),
+  /// empty when missing, mismatch for any other value.
+  [[nodiscard]] key_status status(api::Type* type) const {
+    if (key_ == nullptr) return key_status::empty;
+    const int kind = api::KeyType(key_);
+    if (kind == api::keytype_empty) return key_status::empty;
+    if (kind == api::keytype_module && api::ModuleTypeGetType(key_) == type) return key_status::ok;
+    return key_status::mismatch;
+  }
+  template <class T>
+  [[nodiscard]] T* value() const {
+    return static_cast<T*>(api::ModuleTypeGetValue(key_));
+  }
+  /// Deletes the key and its value.
+  void remove() { api::DeleteKey(key_); }
+  /// Stores `value` (owned by the key from now on).
+  void set(api::Type* type, void* value) { api::ModuleTypeSetValue(key_, type, value); }
+
+ private:
+  api::Key* key_;
+};
+
+/// RedisBloom's sentence for a status that is not ok: "ERR not found" for a
+/// missing key, WRONGTYPE for another type, "ERR item exists" when a new
+/// value was expected.
+const char* status_error(key_status status) noexcept;
+
+/// Values live in memory from RedisModule_Alloc, so that INFO memory and
+/// maxmemory count them: make<T>(args) and destroy(p).
+void* module_alloc(std::size_t bytes);
+void module_free(void* p) noexcept;
+template <class T, class... Args>
+T* make(Args&&... args) {
+  void* p = module_alloc(sizeof(T));
+  try {
+    return new (p) T(std::forward<Args>(args)...);
+  } catch (...) {
+    module_free(p);
+    throw;
+  }
+}
+template <class T>
+void destroy(T* p) noexcept {
+  if (p == nullptr) return;
+  p->~T();
+  module_free(p);
+}
+
+/// A std allocator over RedisModule_Alloc (operator new when no server is
+/// there, as in unit tests).
+template <class T>
+struct module_allocator {
+  using value_type = T;
+  module_allocator() noexcept = default;
+  template <class U>
+  explicit module_allocator(const module_allocator<U>& /*other*/) noexcept {}
+  [[nodiscard]] T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T*>(module_alloc(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t /*n*/) noexcept { module_free(p); }
+  friend bool operator==(const module_allocator&, const module_allocator&) noexcept { return true; }
+};
+
+/// Runs a command body; a C++ exception becomes an error reply, never
+/// crosses into the server.
+template <class Body>
+int guarded(api::Ctx* ctx, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return api::ReplyWithError(ctx, "ERR out of memory: the value could not be allocated");
+  } catch (const std::exception& e) {
+    const std::string message = std::string("ERR ") + e.what();
+    return api::ReplyWithError(ctx, message.c_str());
+  } catch (...) {
+    return api::ReplyWithError(ctx, "ERR internal error");
+  }
+}
+
+/// A command's name, handler, flags and key spec, for registration.
+struct command_spec {
+  const char* name;
+  api::CmdFunc handler;
+  bool write;  ///< "write deny-oom" and an RW key spec; else "readonly fast", RO
+  std::uint64_t key_flags;
+  int arity;  ///< as Redis: N exact, -N at least N (command name included)
+  const char* summary;
+  /// For CMS.MERGE: the index of a numkeys argument followed by read-only
+  /// source keys (0: none).
+  int keynum_index = 0;
+};
+
+/// Registers BF.* (bf_commands.cpp) and the others; false after logging
+/// when the server refused one.
+bool register_bloom(api::Ctx* ctx);
+/// Registers CF.*, CMS.* and TOPK.* (sketch_commands.cpp).
+bool register_sketches(api::Ctx* ctx);
+bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t count);
+
+}  // namespace ringbloom::redis

@@ -1,0 +1,70 @@
+// redis/staged_value.hpp: the value behind a CF.*, CMS.* or TOPK.* key, and
+// its dump protocol.
+//
+// A value is either complete (`value` holds the filter or sketch) or being
+// restored by *.LOADCHUNK (`pending` collects the bytes). The dump is the
+// library's own checksummed image (serialize_cuckoo / serialize_sketch),
+// cut into slices:
+//
+//   SCANDUMP key 0  ->  [1, header]        header: "RBSH", image size u64,
+//                                          image XXH3-64 u64, XXH3-64 of those
+//   SCANDUMP key c  ->  [c + n, slice]     n bytes of the image from c - 1,
+//                                          n <= 16 MiB - 64
+//   past the end    ->  [0, nil]
+//
+//   LOADCHUNK key 1 header     a new, pending value (the key must be empty)
+//   LOADCHUNK key c slice      appends the slice, which must start where the
+//                              last one ended (c - 1 - n == bytes so far);
+//                              after the last byte the image is checked and
+//                              loaded (the library validates every field).
+//
+// While pending, the key answers reads as empty and refuses writes. The AOF
+// rewrite emits exactly these LOADCHUNK commands.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ringbloom/error.hpp"
+#include "ringbloom/hash.hpp"
+
+namespace ringbloom::redis {
+
+inline constexpr std::size_t max_slice_bytes = (std::size_t{16} << 20) - 64;
+
+template <class T>
+struct staged_value {
+  std::optional<T> value;
+  std::string pending;
+  std::uint64_t expected_size = 0;
+  std::uint64_t expected_hash = 0;
+
+  [[nodiscard]] bool complete() const noexcept { return value.has_value(); }
+};
+
+/// The header of a dump of `image`.
+inline std::string dump_header(std::string_view image) {
+  std::string out("RBSH");
+  const std::uint64_t fields[2] = {image.size(), xxh3_64(image)};
+  out.append(reinterpret_cast<const char*>(fields), sizeof(fields));
+  const std::uint64_t seal = xxh3_64(out);
+  out.append(reinterpret_cast<const char*>(&seal), sizeof(seal));
+  return out;
+}
+
+/// Reads a header into `size` and `hash`; throws data_error when it is not one.
+inline void parse_dump_header(std::string_view bytes, std::uint64_t& size, std::uint64_t& hash) {
+  if (bytes.size() != 28 || bytes.substr(0, 4) != "RBSH") {
+    throw data_error("not a ringbloom dump header (SCANDUMP's first chunk)");
+  }
+  std::uint64_t seal = 0;
+  std::memcpy(&seal, bytes.data() + 20, 8);
+  if (xxh3_64(bytes.substr(0, 20)) != seal) throw data_error("the dump header is damaged");
+  std::memcpy(&size, bytes.data() + 4, 8);
+  std::memcpy(&hash, bytes.data() + 12, 8);
+}
+
+}  // namespace ringbloom::redis

@@ -1,0 +1,57 @@
+// The word-allocator hook of the filters' word arrays
+// (ringbloom/filter/detail/bloom_storage.hpp): off by default, and when
+// installed every array of a filter is allocated and freed through it.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "ringbloom/filter/blocked_bloom.hpp"
+#include "ringbloom/filter/bloom.hpp"
+#include "ringbloom/filter/detail/bloom_storage.hpp"
+
+namespace {
+
+std::size_t live_bytes = 0;
+std::size_t allocations = 0;
+
+void* counting_allocate(std::size_t bytes, std::size_t alignment) {
+  live_bytes += bytes;
+  ++allocations;
+  return ::operator new (bytes, std::align_val_t{alignment});
+}
+
+void counting_deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
+  live_bytes -= bytes;
+  ::operator delete (p, std::align_val_t{alignment});
+}
+
+constexpr ringbloom::detail::word_allocator counting{counting_allocate, counting_deallocate};
+
+TEST(WordAllocator, OffByDefault) {
+  EXPECT_EQ(ringbloom::detail::installed_word_allocator(), nullptr);
+}
+
+TEST(WordAllocator, EveryArrayGoesThroughTheHook) {
+  ringbloom::detail::set_word_allocator(&counting);
+  {
+    auto f = ringbloom::blocked_bloom_filter::for_capacity(10'000, 0.01);
+    EXPECT_EQ(live_bytes, f.bits() / 8);
+    auto copy = f;  // copies allocate too
+    EXPECT_EQ(live_bytes, 2 * f.bits() / 8);
+    f.add("x");
+    EXPECT_TRUE(f.may_contain("x"));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f.words().data()) % 64, 0u);
+    ringbloom::bloom_filter classic(4096, 3);
+    EXPECT_EQ(live_bytes, 2 * f.bits() / 8 + 4096 / 8);
+  }
+  EXPECT_EQ(live_bytes, 0u);
+  EXPECT_GE(allocations, 3u);
+  ringbloom::detail::set_word_allocator(nullptr);
+  const std::size_t before = allocations;
+  auto g = ringbloom::blocked_bloom_filter::for_capacity(1000, 0.01);
+  EXPECT_EQ(allocations, before);  // the default again
+}
+
+}  // namespace
