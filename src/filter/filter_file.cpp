@@ -17,6 +17,7 @@
 #include "bloom_internal.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/format.hpp"
 
 namespace ringbloom {
 
@@ -173,21 +174,24 @@ any_filter make_filter(const filter_spec& spec) {
 
 namespace {
 
-constexpr std::array<unsigned char, 8> magic = {0x89, 'R', 'B', 'F', '\r', '\n', 0x1a, '\n'};
 constexpr std::size_t header_bytes = 64;
 constexpr std::size_t layer_entry_bytes = 32;
-constexpr std::size_t checksum_bytes = 8;
-constexpr std::size_t alignment = 64;
+constexpr std::size_t checksum_bytes = io::checksum_bytes;
 constexpr std::uint64_t min_file_bytes = header_bytes + checksum_bytes;
+constexpr io::envelope envelope{{0x89, 'R', 'B', 'F', '\r', '\n', 0x1a, '\n'},
+                                filter_format_version,
+                                min_file_bytes,
+                                "filter file",
+                                "filter"};
 
 // Header field offsets.
-constexpr std::size_t off_version = 8;
+constexpr std::size_t off_version = io::version_offset;
 constexpr std::size_t off_kind = 10;
 constexpr std::size_t off_hash = 11;
 constexpr std::size_t off_layers = 12;
 constexpr std::size_t off_seed = 16;
 constexpr std::size_t off_items = 24;
-constexpr std::size_t off_file_size = 32;
+constexpr std::size_t off_file_size = io::file_size_offset;
 constexpr std::size_t off_fpr = 40;
 constexpr std::size_t off_tightening = 48;
 constexpr std::size_t off_growth = 56;
@@ -200,33 +204,11 @@ constexpr std::size_t le_reserved = 12;
 constexpr std::size_t le_items = 16;
 constexpr std::size_t le_capacity = 24;
 
-constexpr std::uint64_t align_up(std::uint64_t n) {
-  return (n + alignment - 1) / alignment * alignment;
-}
-
-// memcpy-based little-endian access: no alignment or aliasing assumptions.
-template <class T>
-T load_le(const unsigned char* p) {
-  T v{};
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(&v, p, sizeof(T));
-  } else {
-    for (std::size_t i = 0; i < sizeof(T); ++i) v = static_cast<T>(v | (T{p[i]} << (8 * i)));
-  }
-  return v;
-}
-
-template <class T>
-void store_le(unsigned char* p, T v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(p, &v, sizeof(T));
-  } else {
-    for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-  }
-}
-
-double load_f64(const unsigned char* p) { return std::bit_cast<double>(load_le<std::uint64_t>(p)); }
-void store_f64(unsigned char* p, double v) { store_le(p, std::bit_cast<std::uint64_t>(v)); }
+using io::align_up;
+using io::load_f64;
+using io::load_le;
+using io::store_f64;
+using io::store_le;
 
 // The words of one layer: m bits (counters) of a kind.
 std::uint64_t layer_words(filter_kind kind, std::uint64_t m) {
@@ -286,12 +268,7 @@ std::uint64_t size_of(const filter_view& v) {
   return size + checksum_bytes;
 }
 
-[[noreturn]] void corrupt(std::string_view what) {
-  throw data_error(fmt::format(
-      "{}; the file is damaged or was not written by ringbloom, so restore it from a backup or "
-      "recreate the filter",
-      what));
-}
+[[noreturn]] void corrupt(std::string_view what) { io::corrupt(envelope, what); }
 
 // Makes a word_store for `count` words at `p`: a view into the mapping when
 // `keepalive` is set (little-endian hosts only), else a copy.
@@ -307,52 +284,15 @@ detail::word_store words_at(const unsigned char* p, std::uint64_t count,
   return store;
 }
 
-bool all_zero(const unsigned char* p, std::uint64_t n) {
-  for (std::uint64_t i = 0; i < n; ++i) {
-    if (p[i] != 0) return false;
-  }
-  return true;
-}
+using io::all_zero;
 
 any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keepalive) {
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::uint64_t size = bytes.size();
 
-  // 1. Is it ours at all, whole, and intact?
-  if (size < magic.size() || std::memcmp(data, magic.data(), magic.size()) != 0) {
-    throw data_error(
-        "this is not a ringbloom filter file (it does not start with the filter file magic "
-        "bytes); check the path, or create a filter first");
-  }
-  if (size < min_file_bytes) {
-    corrupt(
-        fmt::format("the filter file is truncated: it has {} bytes, fewer than the {} of an "
-                    "empty header and checksum",
-                    size, min_file_bytes));
-  }
-  const auto version = load_le<std::uint16_t>(data + off_version);
-  if (version != filter_format_version) {
-    throw data_error(fmt::format(
-        "the filter file has format version {}, but this ringbloom reads version {}; open it "
-        "with the ringbloom that wrote it, or recreate the filter",
-        version, filter_format_version));
-  }
-  const auto recorded_size = load_le<std::uint64_t>(data + off_file_size);
-  if (recorded_size != size) {
-    corrupt(
-        fmt::format("the filter file has {} bytes but its header records {} (truncated or "
-                    "extended)",
-                    size, recorded_size));
-  }
-  const auto stored_sum = load_le<std::uint64_t>(data + size - checksum_bytes);
-  const std::uint64_t actual_sum =
-      xxh3_64(std::string_view(bytes.data(), static_cast<std::size_t>(size - checksum_bytes)), 0);
-  if (stored_sum != actual_sum) {
-    corrupt(
-        fmt::format("the filter file's checksum does not match its content (stored {:016x}, "
-                    "computed {:016x})",
-                    stored_sum, actual_sum));
-  }
+  // 1. Is it ours at all, whole, and intact? (magic, size, version, recorded
+  // size, checksum: the family's envelope)
+  io::check_envelope(bytes, envelope);
 
   // 2. Every field in range, every length consistent.
   const auto kind = filter_kind_from_code(data[off_kind]);
@@ -505,7 +445,7 @@ std::string serialize_filter(const any_filter& filter) {
   const std::uint64_t size = size_of(v);
   std::string out(static_cast<std::size_t>(size), '\0');
   auto* p = reinterpret_cast<unsigned char*>(out.data());
-  std::memcpy(p, magic.data(), magic.size());
+  std::memcpy(p, envelope.magic.data(), envelope.magic.size());
   store_le<std::uint16_t>(p + off_version, filter_format_version);
   p[off_kind] = static_cast<unsigned char>(v.kind);
   p[off_hash] = static_cast<unsigned char>(v.hash);
@@ -531,9 +471,7 @@ std::string serialize_filter(const any_filter& filter) {
     for (std::size_t w = 0; w < l.words.size(); ++w) store_le(p + offset + 8 * w, l.words[w]);
     offset += align_up(l.words.size() * 8);
   }
-  const std::uint64_t sum =
-      xxh3_64(std::string_view(out.data(), static_cast<std::size_t>(size - checksum_bytes)), 0);
-  store_le<std::uint64_t>(p + size - checksum_bytes, sum);
+  io::seal(out);
   return out;
 }
 

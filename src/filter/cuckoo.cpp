@@ -1,0 +1,345 @@
+// The cuckoo filter (include/ringbloom/filter/cuckoo.hpp).
+#include "ringbloom/filter/cuckoo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+#include "ringbloom/error.hpp"
+#include "ringbloom/hash.hpp"
+#include "ringbloom/io/format.hpp"
+
+namespace ringbloom {
+
+namespace {
+
+// MurmurHash2's multiplier, RedisBloom's getAltHash constant.
+constexpr std::uint64_t alt_multiplier = 0x5bd1e995;
+constexpr std::size_t slack_bytes = 3;  // lets slot access load 4 bytes anywhere
+
+std::uint64_t next_power_of_two(std::uint64_t n) noexcept { return n <= 1 ? 1 : std::bit_ceil(n); }
+
+cuckoo_filter::options checked(std::uint64_t capacity, cuckoo_filter::options o) {
+  if (capacity < 1) {
+    throw std::invalid_argument("a cuckoo filter needs a capacity of at least 1 item");
+  }
+  if (o.bucket_size != 2 && o.bucket_size != 4) {
+    throw std::invalid_argument(
+        fmt::format("cuckoo bucket size {} is not offered; give 2 or 4 fingerprints per bucket",
+                    o.bucket_size));
+  }
+  if (o.fingerprint_bits != 8 && o.fingerprint_bits != 12 && o.fingerprint_bits != 16) {
+    throw std::invalid_argument(fmt::format(
+        "cuckoo fingerprint size {} bits is not offered; give 8, 12 or 16", o.fingerprint_bits));
+  }
+  if (o.max_kicks < 1 || o.max_kicks > 65535) {
+    throw std::invalid_argument(fmt::format(
+        "cuckoo max kicks {} is out of range; give 1 to 65535 (RedisBloom's default is 20)",
+        o.max_kicks));
+  }
+  if (o.expansion > 32768) {
+    throw std::invalid_argument(fmt::format(
+        "cuckoo expansion {} is out of range; give 0 (never grow) to 32768", o.expansion));
+  }
+  if (capacity / o.bucket_size > cuckoo_filter::max_buckets) {
+    throw std::invalid_argument(fmt::format(
+        "a cuckoo filter for {} items is too large; keep the capacity under 2^40 buckets",
+        capacity));
+  }
+  o.expansion = o.expansion == 0 ? 0 : static_cast<std::uint32_t>(next_power_of_two(o.expansion));
+  return o;
+}
+
+std::size_t bytes_for(std::uint64_t buckets, const cuckoo_filter::options& o) {
+  const std::uint64_t bits = buckets * o.bucket_size * o.fingerprint_bits;
+  return static_cast<std::size_t>((bits + 7) / 8 + slack_bytes);
+}
+
+}  // namespace
+
+cuckoo_filter::cuckoo_filter(std::uint64_t capacity, options opts)
+    : capacity_(capacity),
+      options_(checked(capacity, opts)),
+      base_buckets_(next_power_of_two(capacity / options_.bucket_size)) {
+  add_sub_filter();
+}
+
+cuckoo_filter::key cuckoo_filter::key_of(std::string_view item) const noexcept {
+  const std::uint64_t h = xxh3_64(item, options_.seed);
+  const std::uint64_t range = (std::uint64_t{1} << options_.fingerprint_bits) - 1;
+  return {h, static_cast<std::uint32_t>(1 + (h >> 32) % range)};
+}
+
+std::uint64_t cuckoo_filter::buckets_of(std::size_t sub) const noexcept {
+  std::uint64_t n = base_buckets_;
+  for (std::size_t i = 0; i < sub; ++i) n *= options_.expansion;
+  return n;
+}
+
+void cuckoo_filter::add_sub_filter() {
+  sub_filter s;
+  s.buckets = buckets_of(subs_.size());
+  s.bytes.assign(bytes_for(s.buckets, options_), 0);
+  subs_.push_back(std::move(s));
+}
+
+bool cuckoo_filter::grow() {
+  if (options_.expansion == 0 || subs_.size() >= max_sub_filters) return false;
+  if (buckets_of(subs_.size() - 1) > max_buckets / options_.expansion) return false;
+  add_sub_filter();
+  return true;
+}
+
+std::uint32_t cuckoo_filter::slot(const sub_filter& s, std::uint64_t bucket,
+                                  std::uint32_t i) const noexcept {
+  const std::uint64_t bit = (bucket * options_.bucket_size + i) * options_.fingerprint_bits;
+  const std::uint32_t word = io::load_le<std::uint32_t>(s.bytes.data() + bit / 8);
+  return (word >> (bit % 8)) & ((std::uint32_t{1} << options_.fingerprint_bits) - 1);
+}
+
+void cuckoo_filter::set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t i,
+                             std::uint32_t fp) noexcept {
+  const std::uint64_t bit = (bucket * options_.bucket_size + i) * options_.fingerprint_bits;
+  unsigned char* p = s.bytes.data() + bit / 8;
+  const std::uint32_t mask = ((std::uint32_t{1} << options_.fingerprint_bits) - 1) << (bit % 8);
+  const std::uint32_t word = io::load_le<std::uint32_t>(p);
+  io::store_le<std::uint32_t>(p, (word & ~mask) | (fp << (bit % 8)));
+}
+
+bool cuckoo_filter::bucket_has(const sub_filter& s, std::uint64_t bucket,
+                               std::uint32_t fp) const noexcept {
+  for (std::uint32_t i = 0; i < options_.bucket_size; ++i) {
+    if (slot(s, bucket, i) == fp) return true;
+  }
+  return false;
+}
+
+bool cuckoo_filter::put_in_free_slot(sub_filter& s, std::uint64_t bucket,
+                                     std::uint32_t fp) noexcept {
+  for (std::uint32_t i = 0; i < options_.bucket_size; ++i) {
+    if (slot(s, bucket, i) == 0) {
+      set_slot(s, bucket, i, fp);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Evicts up to max_kicks fingerprints along a path; if no free slot turns up,
+// puts every fingerprint back where it was (nothing is lost) and fails.
+bool cuckoo_filter::insert_with_kicks(sub_filter& s, key k) {
+  const std::uint64_t mask = s.buckets - 1;
+  struct step {
+    std::uint64_t bucket;
+    std::uint32_t slot;
+  };
+  std::vector<step> path;
+  path.reserve(options_.max_kicks);
+  std::uint64_t rng = k.hash ^ 0x9e3779b97f4a7c15ULL;  // victim choice, reproducible per item
+  std::uint32_t fp = k.fingerprint;
+  std::uint64_t bucket = k.hash & mask;
+  for (std::uint32_t kick = 0; kick < options_.max_kicks; ++kick) {
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;  // Knuth's MMIX LCG
+    const auto victim = static_cast<std::uint32_t>((rng >> 33) % options_.bucket_size);
+    const std::uint32_t evicted = slot(s, bucket, victim);
+    set_slot(s, bucket, victim, fp);
+    path.push_back({bucket, victim});
+    fp = evicted;
+    bucket = (bucket ^ (fp * alt_multiplier)) & mask;
+    if (put_in_free_slot(s, bucket, fp)) return true;
+  }
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    const std::uint32_t current = slot(s, it->bucket, it->slot);
+    set_slot(s, it->bucket, it->slot, fp);
+    fp = current;
+  }
+  return false;
+}
+
+bool cuckoo_filter::add(std::string_view item) {
+  const key k = key_of(item);
+  for (std::size_t i = subs_.size(); i-- > 0;) {
+    sub_filter& s = subs_[i];
+    const std::uint64_t mask = s.buckets - 1;
+    const std::uint64_t b1 = k.hash & mask;
+    const std::uint64_t b2 = (b1 ^ (k.fingerprint * alt_multiplier)) & mask;
+    if (put_in_free_slot(s, b1, k.fingerprint) || put_in_free_slot(s, b2, k.fingerprint)) {
+      ++items_;
+      return true;
+    }
+  }
+  if (!insert_with_kicks(subs_.back(), k)) {
+    if (!grow()) return false;
+    sub_filter& s = subs_.back();
+    put_in_free_slot(s, k.hash & (s.buckets - 1), k.fingerprint);  // an empty sub-filter
+  }
+  ++items_;
+  return true;
+}
+
+bool cuckoo_filter::add_if_absent(std::string_view item) {
+  return may_contain(item) ? false : add(item);
+}
+
+bool cuckoo_filter::remove(std::string_view item) {
+  const key k = key_of(item);
+  for (std::size_t i = subs_.size(); i-- > 0;) {
+    sub_filter& s = subs_[i];
+    const std::uint64_t mask = s.buckets - 1;
+    const std::uint64_t b1 = k.hash & mask;
+    const std::uint64_t b2 = (b1 ^ (k.fingerprint * alt_multiplier)) & mask;
+    for (const std::uint64_t b : {b1, b2}) {
+      for (std::uint32_t j = 0; j < options_.bucket_size; ++j) {
+        if (slot(s, b, j) == k.fingerprint) {
+          set_slot(s, b, j, 0);
+          --items_;
+          ++deletes_;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+bool cuckoo_filter::may_contain(std::string_view item) const noexcept {
+  const key k = key_of(item);
+  for (const sub_filter& s : subs_) {
+    const std::uint64_t mask = s.buckets - 1;
+    const std::uint64_t b1 = k.hash & mask;
+    const std::uint64_t b2 = (b1 ^ (k.fingerprint * alt_multiplier)) & mask;
+    if (bucket_has(s, b1, k.fingerprint) || bucket_has(s, b2, k.fingerprint)) return true;
+  }
+  return false;
+}
+
+std::uint64_t cuckoo_filter::count(std::string_view item) const noexcept {
+  const key k = key_of(item);
+  std::uint64_t n = 0;
+  for (const sub_filter& s : subs_) {
+    const std::uint64_t mask = s.buckets - 1;
+    const std::uint64_t b1 = k.hash & mask;
+    const std::uint64_t b2 = (b1 ^ (k.fingerprint * alt_multiplier)) & mask;
+    for (std::uint32_t j = 0; j < options_.bucket_size; ++j) {
+      n += slot(s, b1, j) == k.fingerprint ? 1 : 0;
+      if (b2 != b1) n += slot(s, b2, j) == k.fingerprint ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+void cuckoo_filter::may_contain_many(std::span<const std::string_view> items,
+                                     std::span<bool> answers) const {
+  if (answers.size() < items.size()) {
+    throw std::invalid_argument(fmt::format(
+        "may_contain_many has room for {} answers but was given {} items; pass a span as long "
+        "as the items",
+        answers.size(), items.size()));
+  }
+  constexpr std::size_t batch = 16;
+  std::array<key, batch> keys{};
+  for (std::size_t start = 0; start < items.size(); start += batch) {
+    const std::size_t n = std::min(batch, items.size() - start);
+    for (std::size_t i = 0; i < n; ++i) {
+      keys[i] = key_of(items[start + i]);
+      for (const sub_filter& s : subs_) {
+        const std::uint64_t mask = s.buckets - 1;
+        const std::uint64_t b1 = keys[i].hash & mask;
+        const std::uint64_t b2 = (b1 ^ (keys[i].fingerprint * alt_multiplier)) & mask;
+        const std::uint64_t per = options_.bucket_size * options_.fingerprint_bits;
+        __builtin_prefetch(s.bytes.data() + b1 * per / 8);
+        __builtin_prefetch(s.bytes.data() + b2 * per / 8);
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      bool found = false;
+      for (const sub_filter& s : subs_) {
+        const std::uint64_t mask = s.buckets - 1;
+        const std::uint64_t b1 = keys[i].hash & mask;
+        const std::uint64_t b2 = (b1 ^ (keys[i].fingerprint * alt_multiplier)) & mask;
+        if (bucket_has(s, b1, keys[i].fingerprint) || bucket_has(s, b2, keys[i].fingerprint)) {
+          found = true;
+          break;
+        }
+      }
+      answers[start + i] = found;
+    }
+  }
+}
+
+std::uint64_t cuckoo_filter::slots() const noexcept {
+  std::uint64_t n = 0;
+  for (const sub_filter& s : subs_) n += s.buckets * options_.bucket_size;
+  return n;
+}
+
+double cuckoo_filter::load_factor() const noexcept {
+  return static_cast<double>(items_) / static_cast<double>(slots());
+}
+
+std::uint64_t cuckoo_filter::memory_bytes() const noexcept {
+  std::uint64_t n = 0;
+  for (const sub_filter& s : subs_) n += s.bytes.size();
+  return n;
+}
+
+double cuckoo_filter::expected_fpr(std::uint32_t bucket_size, std::uint32_t fingerprint_bits,
+                                   double load_factor) noexcept {
+  const double match = 1.0 / (std::ldexp(1.0, static_cast<int>(fingerprint_bits)) - 1.0);
+  return -std::expm1(2.0 * bucket_size * load_factor * std::log1p(-match));
+}
+
+cuckoo_filter cuckoo_filter::from_state(std::uint64_t capacity, options opts, std::uint64_t items,
+                                        std::uint64_t deletes, std::vector<sub_filter> subs) {
+  cuckoo_filter f(capacity, opts);
+  if (f.options_.expansion != opts.expansion) {
+    throw data_error(fmt::format("cuckoo expansion {} is not a power of two", opts.expansion));
+  }
+  if (subs.empty() || subs.size() > max_sub_filters) {
+    throw data_error(fmt::format("a cuckoo filter has 1 to {} sub-filters, not {}", max_sub_filters,
+                                 subs.size()));
+  }
+  if (subs.size() > 1 && f.options_.expansion == 0) {
+    throw data_error("a cuckoo filter with expansion 0 cannot have grown");
+  }
+  std::uint64_t stored = 0;
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    const sub_filter& s = subs[i];
+    if (i > 0 &&
+        f.buckets_of(i - 1) > max_buckets / std::max<std::uint32_t>(f.options_.expansion, 1)) {
+      throw data_error("the cuckoo filter's sub-filters are larger than 2^40 buckets");
+    }
+    const std::uint64_t want = f.buckets_of(i);
+    if (s.buckets != want || s.bytes.size() != bytes_for(want, f.options_)) {
+      throw data_error(fmt::format(
+          "cuckoo sub-filter {} has {} buckets in {} bytes; the growth rule gives {} buckets", i,
+          s.buckets, s.bytes.size(), want));
+    }
+    f.subs_.resize(std::max(f.subs_.size(), i + 1));
+    f.subs_[i] = s;
+    const std::uint64_t used_bits = want * f.options_.bucket_size * f.options_.fingerprint_bits;
+    for (std::uint64_t b = used_bits; b < s.bytes.size() * 8; ++b) {
+      if ((s.bytes[b / 8] >> (b % 8)) & 1) {
+        throw data_error(fmt::format("cuckoo sub-filter {} has bits set beyond its slots", i));
+      }
+    }
+    for (std::uint64_t bucket = 0; bucket < want; ++bucket) {
+      for (std::uint32_t j = 0; j < f.options_.bucket_size; ++j) {
+        stored += f.slot(s, bucket, j) != 0 ? 1 : 0;
+      }
+    }
+  }
+  if (stored != items) {
+    throw data_error(fmt::format(
+        "the cuckoo filter records {} items but its slots hold {} fingerprints", items, stored));
+  }
+  f.items_ = items;
+  f.deletes_ = deletes;
+  return f;
+}
+
+}  // namespace ringbloom

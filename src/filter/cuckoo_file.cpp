@@ -1,0 +1,171 @@
+// Cuckoo filter files (include/ringbloom/filter/cuckoo.hpp, docs/format.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "ringbloom/error.hpp"
+#include "ringbloom/filter/cuckoo.hpp"
+#include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/format.hpp"
+
+namespace ringbloom {
+
+namespace {
+
+constexpr std::size_t header_bytes = 64;
+constexpr io::envelope envelope{{0x89, 'R', 'B', 'C', '\r', '\n', 0x1a, '\n'},
+                                cuckoo_format_version,
+                                header_bytes + io::checksum_bytes,
+                                "cuckoo filter file",
+                                "cuckoo filter"};
+
+constexpr std::size_t off_bucket_size = 10;
+constexpr std::size_t off_fingerprint_bits = 11;
+constexpr std::size_t off_sub_filters = 12;
+constexpr std::size_t off_seed = 16;
+constexpr std::size_t off_items = 24;
+constexpr std::size_t off_capacity = 40;
+constexpr std::size_t off_deletes = 48;
+constexpr std::size_t off_max_kicks = 56;
+constexpr std::size_t off_expansion = 58;
+constexpr std::size_t off_reserved = 60;
+constexpr std::size_t slack_bytes = 3;  // in memory only, never in the file
+
+std::uint64_t slot_bytes(std::uint64_t buckets, std::uint32_t b, std::uint32_t bits) {
+  return (buckets * b * bits + 7) / 8;
+}
+
+[[noreturn]] void corrupt(std::string_view what) { io::corrupt(envelope, what); }
+
+}  // namespace
+
+std::string serialize_cuckoo(const cuckoo_filter& f) {
+  const auto& o = f.settings();
+  std::uint64_t size = header_bytes;
+  for (const auto& s : f.sub_filters()) {
+    size += io::align_up(slot_bytes(s.buckets, o.bucket_size, o.fingerprint_bits));
+  }
+  size += io::checksum_bytes;
+  std::string out(static_cast<std::size_t>(size), '\0');
+  auto* p = reinterpret_cast<unsigned char*>(out.data());
+  std::memcpy(p, envelope.magic.data(), envelope.magic.size());
+  io::store_le<std::uint16_t>(p + io::version_offset, cuckoo_format_version);
+  p[off_bucket_size] = static_cast<unsigned char>(o.bucket_size);
+  p[off_fingerprint_bits] = static_cast<unsigned char>(o.fingerprint_bits);
+  io::store_le<std::uint32_t>(p + off_sub_filters,
+                              static_cast<std::uint32_t>(f.sub_filters().size()));
+  io::store_le<std::uint64_t>(p + off_seed, o.seed);
+  io::store_le<std::uint64_t>(p + off_items, f.items());
+  io::store_le<std::uint64_t>(p + io::file_size_offset, size);
+  io::store_le<std::uint64_t>(p + off_capacity, f.capacity());
+  io::store_le<std::uint64_t>(p + off_deletes, f.deletes());
+  io::store_le<std::uint16_t>(p + off_max_kicks, static_cast<std::uint16_t>(o.max_kicks));
+  io::store_le<std::uint16_t>(p + off_expansion, static_cast<std::uint16_t>(o.expansion));
+  std::uint64_t at = header_bytes;
+  for (const auto& s : f.sub_filters()) {
+    const std::uint64_t n = slot_bytes(s.buckets, o.bucket_size, o.fingerprint_bits);
+    std::memcpy(p + at, s.bytes.data(), static_cast<std::size_t>(n));
+    at += io::align_up(n);
+  }
+  io::seal(out);
+  return out;
+}
+
+cuckoo_filter deserialize_cuckoo(std::string_view bytes) {
+  io::check_envelope(bytes, envelope);
+  const auto* d = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::uint64_t size = bytes.size();
+  if (io::load_le<std::uint32_t>(d + off_reserved) != 0) {
+    corrupt("the cuckoo filter file has non-zero reserved header bytes");
+  }
+  cuckoo_filter::options o;
+  o.bucket_size = d[off_bucket_size];
+  o.fingerprint_bits = d[off_fingerprint_bits];
+  o.seed = io::load_le<std::uint64_t>(d + off_seed);
+  o.max_kicks = io::load_le<std::uint16_t>(d + off_max_kicks);
+  o.expansion = io::load_le<std::uint16_t>(d + off_expansion);
+  const auto count = io::load_le<std::uint32_t>(d + off_sub_filters);
+  const auto capacity = io::load_le<std::uint64_t>(d + off_capacity);
+  // Check the options on a one-item filter (cheap), and the capacity before
+  // any allocation of its size: the sub-filters must be in the file first.
+  try {
+    (void)cuckoo_filter(1, o);
+  } catch (const std::invalid_argument& e) {
+    corrupt(
+        fmt::format("the cuckoo filter file records options the library refuses ({})", e.what()));
+  }
+  if (capacity < 1 || capacity / o.bucket_size > cuckoo_filter::max_buckets) {
+    corrupt(fmt::format("the cuckoo filter file records capacity {}, outside 1 .. 2^40 buckets",
+                        capacity));
+  }
+  if (count < 1 || count > cuckoo_filter::max_sub_filters) {
+    corrupt(fmt::format("the cuckoo filter file records {} sub-filters, not 1 to {}", count,
+                        cuckoo_filter::max_sub_filters));
+  }
+  std::vector<cuckoo_filter::sub_filter> subs;
+  std::uint64_t at = header_bytes;
+  std::uint64_t buckets = std::bit_ceil(std::max<std::uint64_t>(capacity / o.bucket_size, 1));
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (i > 0) {
+      if (o.expansion == 0 || buckets > cuckoo_filter::max_buckets / o.expansion) {
+        corrupt("the cuckoo filter file's sub-filters do not follow its growth rule");
+      }
+      buckets *= o.expansion;
+    }
+    const std::uint64_t n = slot_bytes(buckets, o.bucket_size, o.fingerprint_bits);
+    if (at + io::align_up(n) + io::checksum_bytes > size) {
+      corrupt(fmt::format("the cuckoo filter file is too short for sub-filter {}", i));
+    }
+    if (!io::all_zero(d + at + n, io::align_up(n) - n)) {
+      corrupt(fmt::format("the cuckoo filter file has non-zero padding after sub-filter {}", i));
+    }
+    cuckoo_filter::sub_filter s;
+    s.buckets = buckets;
+    s.bytes.assign(d + at, d + at + n);
+    s.bytes.resize(static_cast<std::size_t>(n) + slack_bytes, 0);
+    subs.push_back(std::move(s));
+    at += io::align_up(n);
+  }
+  if (at + io::checksum_bytes != size) {
+    corrupt(fmt::format("the cuckoo filter file has {} bytes but its sub-filters account for {}",
+                        size, at + io::checksum_bytes));
+  }
+  try {
+    return cuckoo_filter::from_state(capacity, o, io::load_le<std::uint64_t>(d + off_items),
+                                     io::load_le<std::uint64_t>(d + off_deletes), std::move(subs));
+  } catch (const data_error& e) {
+    corrupt(e.what());
+  }
+}
+
+void save_cuckoo(const std::filesystem::path& path, const cuckoo_filter& filter) {
+  io::write_file_atomic(path, serialize_cuckoo(filter));
+}
+
+cuckoo_filter load_cuckoo(const std::filesystem::path& path) {
+  const std::string bytes = io::read_file(path);
+  try {
+    return deserialize_cuckoo(bytes);
+  } catch (const data_error& e) {
+    throw data_error(fmt::format("{}: {}", path.string(), e.what()));
+  }
+}
+
+void update_cuckoo_file(const std::filesystem::path& path,
+                        const std::function<void(cuckoo_filter&)>& fn) {
+  io::update_file_locked(path, [&](const std::string& current) {
+    cuckoo_filter f = [&] {
+      try {
+        return deserialize_cuckoo(current);
+      } catch (const data_error& e) {
+        throw data_error(fmt::format("{}: {}", path.string(), e.what()));
+      }
+    }();
+    fn(f);
+    return serialize_cuckoo(f);
+  });
+}
+
+}  // namespace ringbloom
