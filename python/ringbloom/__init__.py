@@ -1,4 +1,4 @@
-"""ringbloom: consistent hashing and Bloom filters, from the C++ library.
+"""ringbloom: consistent hashing, filters and sketches, from the C++ library.
 
 The same structures, the same placements and the same files as the C++
 library and the ``ringbloom`` command line, at C++ speed for batches::
@@ -22,13 +22,17 @@ item, with the GIL released. Errors: ``ValueError`` for bad arguments,
 
 from ringbloom._ringbloom import (
     BloomFilter,
+    CountMinSketch,
+    CuckooFilter,
     DataError,
     FilterStats,
     HashRing,
+    HyperLogLog,
     KeyMovement,
     LoadReport,
     MovedRange,
     MovementPlan,
+    TopK,
     __version__,
     fpr_for,
     hash64,
@@ -39,13 +43,17 @@ from ringbloom._ringbloom import (
 
 __all__ = [
     "BloomFilter",
+    "CountMinSketch",
+    "CuckooFilter",
     "DataError",
     "FilterStats",
     "HashRing",
+    "HyperLogLog",
     "KeyMovement",
     "LoadReport",
     "MovedRange",
     "MovementPlan",
+    "TopK",
     "__version__",
     "fpr_for",
     "hash64",

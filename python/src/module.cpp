@@ -41,10 +41,13 @@ std::uint32_t to_count32(py::handle value, const char* what) {
 
 PYBIND11_MODULE(_ringbloom, m) {
   namespace rp = ringbloom::python;
-  m.doc() = "ringbloom's C++ library: consistent hashing and Bloom filters (see docs/python.md)";
+  m.doc() =
+      "ringbloom's C++ library: consistent hashing, filters and sketches (see docs/python.md)";
   m.attr("__version__") = std::string(ringbloom::version_string);
   rp::bind_errors(m);
   rp::bind_hash(m);
   rp::bind_placement(m);
   rp::bind_filter(m);
+  rp::bind_cuckoo(m);
+  rp::bind_sketch(m);
 }

@@ -21,6 +21,10 @@ void bind_hash(py::module_& m);
 void bind_placement(py::module_& m);
 /// BloomFilter (every kind), FilterStats, the sizing helpers.
 void bind_filter(py::module_& m);
+/// CuckooFilter (cuckoo.cpp; the filter family's cuckoo filter).
+void bind_cuckoo(py::module_& m);
+/// HyperLogLog, CountMinSketch, TopK (sketch.cpp).
+void bind_sketch(py::module_& m);
 
 /// A non-negative Python int as uint64, for sizes and counts: ValueError
 /// naming `what` when negative, TypeError when not an int. (pybind11's own
