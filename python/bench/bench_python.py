@@ -104,7 +104,6 @@ def bench_threads(n):
     keys = s16_keys(n)
     f = ringbloom.BloomFilter.for_capacity(n, 0.01)
     f.add_many(keys)
-    parts = np.array_split(keys, 4)
 
     def threaded(count):
         chunks = np.array_split(keys, count)
@@ -114,7 +113,6 @@ def bench_threads(n):
         for t in threads:
             t.join()
 
-    del parts
     one = best(lambda: threaded(1))
     two = best(lambda: threaded(2))
     four = best(lambda: threaded(4))
@@ -128,7 +126,8 @@ def bench_vs_python(n):
     bits, hashes = ringbloom.size_for(n, 0.01, kind="classic")
     out = {"items": n, "bits": bits, "hashes": hashes}
 
-    tracemalloc.start()
+    # Times without tracemalloc (tracing slows every allocation); memory
+    # measured apart, by building the same structure again under tracing.
     lesson = LessonBloom(bits, hashes)
     t = time.perf_counter()
     for x in items:
@@ -138,21 +137,26 @@ def bench_vs_python(n):
     hits = sum(x in lesson for x in others)
     out["lesson_lookup_ns"] = (time.perf_counter() - t) / n * 1e9
     out["lesson_fpr"] = hits / n
+    del lesson
+    tracemalloc.start()
+    lesson = LessonBloom(bits, hashes)
     out["lesson_bytes"] = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     del lesson
 
-    tracemalloc.start()
     t = time.perf_counter()
     exact = set(items)
     out["set_add_ns"] = (time.perf_counter() - t) / n * 1e9
     t = time.perf_counter()
     sum(x in exact for x in others)
     out["set_lookup_ns"] = (time.perf_counter() - t) / n * 1e9
+    del exact
+    tracemalloc.start()
+    exact = set(items)
     # The set's own bytes; the str items it refers to are counted apart.
     out["set_bytes"] = tracemalloc.get_traced_memory()[0]
-    out["items_bytes"] = sum(sys.getsizeof(x) for x in items)
     tracemalloc.stop()
+    out["items_bytes"] = sum(sys.getsizeof(x) for x in items)
     del exact
 
     for kind in ("classic", "blocked"):
@@ -175,22 +179,8 @@ def bench_vs_python(n):
     return out
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", required=True, help="the ringbloom_python_baseline program")
-    parser.add_argument("--keys", type=int, default=10_000_000)
-    parser.add_argument("--vs-python-keys", type=int, default=1_000_000)
-    parser.add_argument("--json", help="also write the numbers to this file")
-    args = parser.parse_args()
-
-    print(f"# {platform.node()} {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, ringbloom "
-          f"{ringbloom.__version__}, numpy {np.__version__}")
-    print("# " + " ".join(sys.argv))
-    result = {"batches": bench_batches(args.keys, args.baseline),
-              "threads": bench_threads(args.keys // 2),
-              "vs_python": bench_vs_python(args.vs_python_keys)}
-    b, c = result["batches"], result["batches"]["cpp"]
+def print_batches(b):
+    c = b["cpp"]
     print(f"\n{b['keys']:,} keys, ns per key        Python   C++   ratio  goal")
     rows = [
         ("bloom add_many (S16)", b["bloom_add_many_s16_ns"], c["bloom_add_many_ns"], ""),
@@ -208,11 +198,9 @@ def main():
     print(f"{'ring node_for, one call':32} {b['ring_node_for_call_ns']:7.1f}"
           f" {c['ring_node_for_ns']:6.1f}          <= 300 ns")
     print(f"{'ring node_for, Python for loop':32} {b['ring_node_for_loop_ns']:7.1f}")
-    t = result["threads"]
-    print(f"\nmay_contain_many on 1/2/4 threads: {t['threads_1_s']:.3f} / {t['threads_2_s']:.3f} / "
-          f"{t['threads_4_s']:.3f} s (speed-up x{t['speedup_2']:.2f} / x{t['speedup_4']:.2f} "
-          f"on {t['cpus']} CPUs)")
-    v = result["vs_python"]
+
+
+def print_vs_python(v):
     print(f"\n{v['items']:,} items at 1%, ns per item      add   lookup   memory (bytes)  fpr")
     print(f"{'lesson Bloom (pure Python)':28} {v['lesson_add_ns']:7.0f} {v['lesson_lookup_ns']:8.0f}"
           f" {v['lesson_bytes']:14,} {v['lesson_fpr']:.4f}")
@@ -223,6 +211,37 @@ def main():
               f" {v[kind + '_lookup_many_ns']:8.0f} {v[kind + '_bytes']:14,} {v[kind + '_fpr']:.4f}")
         print(f"{'ringbloom ' + kind + ' (one by one)':28} {v[kind + '_add_one_ns']:7.0f}"
               f" {v[kind + '_lookup_one_ns']:8.0f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", help="the ringbloom_python_baseline program")
+    parser.add_argument("--keys", type=int, default=10_000_000)
+    parser.add_argument("--vs-python-keys", type=int, default=1_000_000)
+    parser.add_argument("--json", help="also write the numbers to this file")
+    parser.add_argument("--sections", default="batches,threads,python",
+                        help="comma-separated: batches, threads, python")
+    args = parser.parse_args()
+
+    print(f"# {platform.node()} {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, ringbloom "
+          f"{ringbloom.__version__}, numpy {np.__version__}")
+    print("# " + " ".join(sys.argv))
+    sections = set(args.sections.split(","))
+    result = {}
+    if "batches" in sections:
+        if not args.baseline:
+            parser.error("--baseline is needed for the batches section")
+        result["batches"] = bench_batches(args.keys, args.baseline)
+        print_batches(result["batches"])
+    if "threads" in sections:
+        result["threads"] = t = bench_threads(args.keys // 2)
+        print(f"\nmay_contain_many on 1/2/4 threads: {t['threads_1_s']:.3f} / "
+              f"{t['threads_2_s']:.3f} / {t['threads_4_s']:.3f} s (speed-up "
+              f"x{t['speedup_2']:.2f} / x{t['speedup_4']:.2f} on {t['cpus']} CPUs)")
+    if "python" in sections:
+        result["vs_python"] = bench_vs_python(args.vs_python_keys)
+        print_vs_python(result["vs_python"])
     print(f"\nmax RSS {rss_bytes() / 2**20:.0f} MiB")
     if args.json:
         with open(args.json, "w") as out:
