@@ -29,6 +29,7 @@
 #include "ringbloom/hash.hpp"
 #include "ringbloom/placement/ring.hpp"
 #include "ringbloom/placement/topology.hpp"
+#include "simulate_strategies.hpp"
 
 namespace ringbloom::cli {
 namespace {
@@ -179,9 +180,53 @@ struct simulate_options {
   std::string key_format = "key-{}";
   ring_flags ring;
   bool json = false;
+  std::string strategy;  // --strategy: the strategies side by side
+  std::string change;
 };
 
+// --strategy: the same nodes, keys and change for each placement strategy
+// (simulate_strategies.cpp prints the table).
+void run_strategy_simulate(const simulate_options& o) {
+  constexpr std::uint64_t max_keys = 10'000'000;
+  if (o.keys == 0 || o.keys > max_keys) {
+    throw usage_error(fmt::format("--keys {} is outside 1..{} for --strategy; give fewer keys",
+                                  o.keys, max_keys));
+  }
+  std::vector<placement_node> nodes;
+  for (const auto& n : parse_nodes(o.nodes))
+    nodes.push_back({n.name, static_cast<double>(n.weight)});
+  std::vector<placement_step> steps;
+  if (!o.add.empty()) {
+    for (const auto& n : parse_nodes(o.add, nodes.size() + 1))
+      steps.push_back({placement_step::kind::add, n.name, static_cast<double>(n.weight)});
+  }
+  for (const auto name : split_commas(o.remove))
+    steps.push_back({placement_step::kind::remove, std::string(name), 1.0});
+  if (!o.change.empty()) {
+    try {
+      for (auto& step : parse_placement_changes(o.change)) steps.push_back(std::move(step));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(fmt::format("--change: {}", e.what()));
+    }
+  }
+  strategy_options options;
+  if (o.ring.vnodes != 0) options.ring_vnodes = o.ring.vnodes;
+  if (!o.ring.hash.empty()) options.ring_hash = parse_hash(o.ring.hash);
+  std::vector<std::string> keys;
+  keys.reserve(o.keys);
+  key_maker make_key(o.key_format);
+  for (std::uint64_t i = 0; i < o.keys; ++i) keys.push_back(make_key(i));
+  run_strategy_simulation(o.strategy, nodes, steps, keys, o.key_format, options, o.json);
+}
+
 void run_simulate(const simulate_options& o) {
+  if (!o.strategy.empty()) {
+    run_strategy_simulate(o);
+    return;
+  }
+  if (!o.change.empty()) {
+    throw usage_error("--change needs --strategy; add --strategy all (or a strategy's name)");
+  }
   const ring_options options = options_from(o.ring);
   topology before_topo{options, parse_nodes(o.nodes)};
   topology after_topo = before_topo;
@@ -285,8 +330,15 @@ void add_simulate(CLI::App& ring) {
   cmd->add_option("--key-format", o->key_format,
                   "Key pattern, {} is the key number (default key-{})");
   add_ring_flags(*cmd, o->ring);
+  cmd->add_option("--strategy", o->strategy,
+                  "Compare placement strategies on the change: ring, ketama, rendezvous, maglev, "
+                  "bounded, multiprobe, anchor, memento, jump, a comma list, or all");
+  cmd->add_option("--change", o->change,
+                  "With --strategy, a change sequence: add:NAME[=W],remove:NAME,reweight:NAME=W");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
-  set_example(*cmd, "ringbloom ring simulate --nodes 4 --add 1 --keys 20000 --hash sha256");
+  set_example(*cmd,
+              "ringbloom ring simulate --nodes 4 --add 1 --keys 20000 --hash sha256\n"
+              "  ringbloom ring simulate --nodes 100 --change add:n101 --strategy all");
   cmd->callback([o] { run_simulate(*o); });
 }
 

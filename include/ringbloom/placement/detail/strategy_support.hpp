@@ -1,0 +1,119 @@
+// ringbloom/placement/detail/strategy_support.hpp: small pieces the placement
+// strategies share (mixing, range reduction, node validation, a sorted circle
+// of points). Internal: not part of the public interface.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringbloom/placement/placement.hpp"
+
+namespace ringbloom::detail {
+
+__extension__ using strategy_uint128 = unsigned __int128;
+
+/// MurmurHash3's 64-bit finalizer (Austin Appleby, public domain): a
+/// bijection of 64-bit values whose every output bit depends on every input
+/// bit. The strategies use fmix64(h ^ seed) to derive independent-looking
+/// values from one key hash (one per node, probe or bucket).
+[[nodiscard]] constexpr std::uint64_t fmix64(std::uint64_t x) noexcept {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/// 2^64 / phi, the golden-ratio increment (Knuth, TAOCP 6.4): spreads small
+/// integers (probe numbers, bucket numbers) over the 64-bit space.
+inline constexpr std::uint64_t golden_gamma = 0x9E3779B97F4A7C15ULL;
+
+/// A value derived from key hash `h` for the small integer `i`.
+[[nodiscard]] constexpr std::uint64_t mix_index(std::uint64_t h, std::uint64_t i) noexcept {
+  return fmix64(h ^ ((i + 1) * golden_gamma));
+}
+
+/// floor(h * n / 2^64): a value in [0, n) as uniform as h, without a divide
+/// (Lemire, "Fast random integer generation in an interval", 2019).
+[[nodiscard]] constexpr std::uint32_t fast_range(std::uint64_t h, std::uint32_t n) noexcept {
+  return static_cast<std::uint32_t>((static_cast<strategy_uint128>(h) * n) >> 64);
+}
+
+/// Checks a node list for a strategy named `strategy`: at least one node
+/// (when `allow_empty` is false), non-empty unique names, finite weights > 0,
+/// and weight 1 when the strategy has no weights. Throws
+/// std::invalid_argument with a sentence naming the node and what to do.
+void check_nodes(std::string_view strategy, std::span<const placement_node> nodes, bool weighted,
+                 bool allow_empty = false);
+
+/// Checks one new node against the existing names (same rules).
+void check_new_node(std::string_view strategy, const std::vector<std::string>& names,
+                    const placement_node& node, bool weighted);
+
+/// The index of `name` in `names`; throws std::invalid_argument naming the
+/// strategy when no node has it.
+[[nodiscard]] std::uint32_t index_of(std::string_view strategy,
+                                     const std::vector<std::string>& names, std::string_view name);
+
+/// Checks a new weight (finite, > 0) for node `name`.
+void check_weight(std::string_view strategy, std::string_view name, double weight);
+
+/// Throws std::invalid_argument: removing the only node would leave nothing
+/// to place keys on.
+[[noreturn]] void refuse_last_node(std::string_view strategy, std::string_view name);
+
+/// The supports() bits of a list of changes.
+template <class... Changes>
+[[nodiscard]] constexpr unsigned change_bits(Changes... changes) noexcept {
+  return (0u | ... | changes);
+}
+
+/// The error a strategy throws for a change it does not support
+/// (std::invalid_argument, as placement.hpp specifies).
+[[noreturn]] void unsupported(std::string_view strategy, std::string_view what,
+                              std::string_view instead);
+
+/// Points on the 64-bit circle, sorted, each owned by a node index, with an
+/// index on the top bits of a hash so that the successor of a hash is found
+/// in a few steps (as hash_ring does).
+class point_circle {
+ public:
+  struct point {
+    std::uint64_t position;
+    std::uint32_t owner;
+  };
+  point_circle() = default;
+  /// Sorts `points` (ties by owner name, given in `names`) and indexes them.
+  point_circle(std::vector<point> points, const std::vector<std::string>& names);
+
+  [[nodiscard]] bool empty() const noexcept { return positions_.empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return positions_.size(); }
+  [[nodiscard]] std::uint64_t position(std::size_t i) const noexcept { return positions_[i]; }
+  [[nodiscard]] std::uint32_t owner(std::size_t i) const noexcept { return owners_[i]; }
+
+  /// The index of the first point at or after h, wrapping to 0.
+  [[nodiscard]] std::size_t successor(std::uint64_t h) const noexcept {
+    const std::uint64_t bucket = h >> shift_;
+    std::uint32_t lo = index_[bucket];
+    const std::uint32_t hi = index_[bucket + 1];
+    while (lo < hi && positions_[lo] < h) ++lo;
+    return lo == positions_.size() ? 0 : lo;
+  }
+
+  [[nodiscard]] std::size_t memory_bytes() const noexcept {
+    return positions_.capacity() * sizeof(std::uint64_t) +
+           (owners_.capacity() + index_.capacity()) * sizeof(std::uint32_t);
+  }
+
+ private:
+  std::vector<std::uint64_t> positions_;
+  std::vector<std::uint32_t> owners_;
+  std::vector<std::uint32_t> index_;
+  int shift_ = 63;
+};
+
+}  // namespace ringbloom::detail
