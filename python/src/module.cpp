@@ -47,6 +47,7 @@ PYBIND11_MODULE(_ringbloom, m) {
   rp::bind_errors(m);
   rp::bind_hash(m);
   rp::bind_placement(m);
+  rp::bind_strategies(m);
   rp::bind_filter(m);
   rp::bind_cuckoo(m);
   rp::bind_sketch(m);

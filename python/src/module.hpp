@@ -19,6 +19,8 @@ void bind_errors(py::module_& m);
 void bind_hash(py::module_& m);
 /// HashRing, MovementPlan, LoadReport, KeyMovement, jump_hash_many.
 void bind_placement(py::module_& m);
+/// Placement (every strategy of placement/strategies.hpp), compare_strategies.
+void bind_strategies(py::module_& m);
 /// BloomFilter (every kind), FilterStats, the sizing helpers.
 void bind_filter(py::module_& m);
 /// CuckooFilter (cuckoo.cpp; the filter family's cuckoo filter).

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "items.hpp"
+#include "lookup.hpp"
 #include "module.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/placement/jump.hpp"
@@ -123,21 +124,6 @@ py::object node_for(const py_ring& self, py::handle key) {
   return self.name(ring.node_index_for_hash(ring.key_hash(bytes)));
 }
 
-// The index in nodes of each key's owner, computed without the GIL.
-// uint64 arrays are key hashes (key_hash values); other items are keys.
-void node_indexes(const hash_ring& ring, const item_batch& batch, std::uint32_t* out) {
-  if (batch.kind() == batch_kind::integers) {
-    const std::span<const std::uint64_t> hashes = batch.integers();
-    for (std::size_t i = 0; i < hashes.size(); ++i) out[i] = ring.node_index_for_hash(hashes[i]);
-    return;
-  }
-  for_each_chunk(batch, [&](std::size_t first, std::span<const std::string_view> keys) {
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      out[first + i] = ring.node_index_for_hash(ring.key_hash(keys[i]));
-    }
-  });
-}
-
 py::array_t<std::uint32_t> node_index_many(const py_ring& self, py::handle keys) {
   const item_batch batch(keys);
   const std::shared_ptr<const hash_ring> ring = self.ring();
@@ -153,17 +139,7 @@ py::array_t<std::uint32_t> node_index_many(const py_ring& self, py::handle keys)
 
 py::list node_for_many(const py_ring& self, py::handle keys) {
   const py::array_t<std::uint32_t> indexes = node_index_many(self, keys);
-  const std::uint32_t* index = indexes.data();
-  const auto n = static_cast<std::size_t>(indexes.size());
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) throw py::error_already_set();
-  PyObject* const* names = &PyTuple_GET_ITEM(self.names().ptr(), 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    PyObject* name = names[index[i]];
-    Py_INCREF(name);
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), name);
-  }
-  return py::reinterpret_steal<py::list>(list);
+  return names_of(self.names(), indexes.data(), static_cast<std::size_t>(indexes.size()));
 }
 
 py::array_t<std::uint64_t> key_hash_many(const py_ring& self, py::handle keys) {
