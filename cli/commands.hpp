@@ -14,6 +14,9 @@ void add_ring_commands(CLI::App& app, context& ctx);
 /// `ringbloom bloom ...`: Bloom filter files.
 void add_bloom_commands(CLI::App& app, context& ctx);
 
+/// `ringbloom merkle ...`: Merkle trees for anti-entropy between replicas.
+void add_merkle_commands(CLI::App& app, context& ctx);
+
 /// `ringbloom demo`: the tour of the two seed lessons.
 void add_demo_command(CLI::App& app, context& ctx);
 

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   context ctx;
   add_ring_commands(app, ctx);
   add_bloom_commands(app, ctx);
+  add_merkle_commands(app, ctx);
   add_demo_command(app, ctx);
 
   try {

@@ -573,6 +573,66 @@ void section_bloom(std::string& h, const t::tour_result& tour) {
        "9.6 bits per item at 1%, against tens of bytes per item for a set.</p></section>\n";
 }
 
+void section_merkle(std::string& h, const t::tour_result& tour) {
+  const auto& m = tour.merkle;
+  h += "<section id=\"merkle\"><h2>7. Merkle trees: where two replicas differ</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\">Replica A holds {} rows; B is A with d rows changed. Both keep a "
+      "Merkle tree of depth {} ({} leaves, each a range of key hashes); they compare roots, "
+      "then the children of every node that differs.</p>\n",
+      m.rows, m.depth, std::uint64_t{1} << m.depth);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : m.exchanges) {
+    rows.push_back({fmt::format("{}", e.differences), fmt::format("{}", e.differing_leaves),
+                    fmt::format("{}", e.digests_exchanged), fmt::format("{}", e.estimate),
+                    fmt::format("{}", e.rows_to_compare), fmt::format("{}", e.rows_without_tree)});
+  }
+  h += html_table({"d", "leaves differ", "digests exchanged", "d × depth × 2", "rows to compare",
+                   "rows without a tree"},
+                  rows);
+  xy_chart c{"chart-merkle-depth",
+             fmt::format("Depth trade-off, d = {}: digests exchanged against rows to compare",
+                         m.sweep_differences),
+             "tree depth",
+             "log10 of the count",
+             false,
+             false,
+             0,
+             1,
+             0,
+             1,
+             {},
+             {},
+             {}};
+  series digests{"digests", "#3b6fb6", mark::line, {}};
+  series compare{"rows to compare", "#d1495b", mark::line, {}};
+  series total{"together", "#555", mark::dashed, {}};
+  double y_max = 1;
+  for (const auto& p : m.depth_sweep) {
+    const auto log = [](std::uint64_t v) {
+      return std::log10(static_cast<double>(std::max<std::uint64_t>(1, v)));
+    };
+    digests.data.emplace_back(p.depth, log(p.digests_exchanged));
+    compare.data.emplace_back(p.depth, log(p.rows_to_compare));
+    total.data.emplace_back(p.depth, log(p.total()));
+    y_max = std::max(y_max, std::ceil(log(p.total())));
+    c.x_ticks.push_back(p.depth);
+  }
+  if (!m.depth_sweep.empty()) {
+    c.x_min = m.depth_sweep.front().depth;
+    c.x_max = std::max<double>(c.x_min + 1, m.depth_sweep.back().depth);
+  }
+  c.y_max = y_max;
+  for (double y = 0; y <= y_max; ++y) c.y_ticks.push_back(y);
+  c.lines = {digests, compare, total};
+  h += figure(render(c),
+              "Deeper trees exchange more digests (about 2 d per level) but leave fewer rows "
+              "per differing leaf; the sum is smallest where the two meet.");
+  h += "<p class=\"means\">For a few differences the tree replaces a million-row comparison "
+       "by a few hundred digests and a few hundred rows; when a large share of the leaves "
+       "differ, every leaf is compared anyway and the tree saves little.</p></section>\n";
+}
+
 }  // namespace
 
 std::string render_tour_html(const tour::tour_result& tour) {
@@ -592,6 +652,7 @@ std::string render_tour_html(const tour::tour_result& tour) {
   section_poly31(h, tour);
   section_exercises(h, tour);
   section_bloom(h, tour);
+  section_merkle(h, tour);
   h += "</body>\n</html>\n";
   return h;
 }

@@ -203,6 +203,28 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
                     {"points", points},
                     {"formula_curve", formula}}},
                   {"memory", memory}};
+  json merkle_exchanges = json::array();
+  for (const auto& e : tour.merkle.exchanges) {
+    merkle_exchanges.push_back({{"differences", e.differences},
+                                {"differing_leaves", e.differing_leaves},
+                                {"digests_exchanged", e.digests_exchanged},
+                                {"estimate", e.estimate},
+                                {"rows_to_compare", e.rows_to_compare},
+                                {"rows_without_tree", e.rows_without_tree}});
+  }
+  json merkle_sweep = json::array();
+  for (const auto& point : tour.merkle.depth_sweep) {
+    merkle_sweep.push_back({{"depth", point.depth},
+                            {"leaves", point.leaves},
+                            {"rows_per_leaf", point.rows_per_leaf},
+                            {"digests_exchanged", point.digests_exchanged},
+                            {"rows_to_compare", point.rows_to_compare}});
+  }
+  doc["merkle"] = {{"rows", tour.merkle.rows},
+                   {"depth", tour.merkle.depth},
+                   {"exchanges", merkle_exchanges},
+                   {"sweep_differences", tour.merkle.sweep_differences},
+                   {"depth_sweep", merkle_sweep}};
   return doc;
 }
 

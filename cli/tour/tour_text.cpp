@@ -314,6 +314,38 @@ void bloom(writer& w, const t::tour_result& tour) {
       "items look like, against tens of bytes per item for the set.");
 }
 
+void merkle(writer& w, const t::tour_result& tour) {
+  const auto& m = tour.merkle;
+  w.blank();
+  w.title("7. Merkle trees: where two replicas differ");
+  w.line(fmt::format("replica A: {} rows; B: A with d rows changed; trees of depth {} ({} leaves)",
+                     m.rows, m.depth, std::uint64_t{1} << m.depth));
+  text_table ex(
+      {"d", "leaves differ", "digests", "d x depth x 2", "rows to compare", "without a tree"});
+  for (const auto& e : m.exchanges) {
+    ex.add({fmt::format("{}", e.differences), fmt::format("{}", e.differing_leaves),
+            fmt::format("{}", e.digests_exchanged), fmt::format("{}", e.estimate),
+            fmt::format("{}", e.rows_to_compare), fmt::format("{}", e.rows_without_tree)});
+  }
+  w.table(ex);
+  w.note(
+      "The replicas compare roots, then the children of every node that differs: about two "
+      "digests per level per difference, fewer when differences share the top of their paths, "
+      "and when most leaves differ the tree saves nothing.");
+  w.blank();
+  w.line(fmt::format("the depth trade-off, d = {}", m.sweep_differences));
+  text_table sweep({"depth", "leaves", "rows/leaf", "digests", "rows to compare", "together"});
+  for (const auto& p : m.depth_sweep) {
+    sweep.add({fmt::format("{}", p.depth), fmt::format("{}", p.leaves),
+               fmt::format("{:.1f}", p.rows_per_leaf), fmt::format("{}", p.digests_exchanged),
+               fmt::format("{}", p.rows_to_compare), fmt::format("{}", p.total())});
+  }
+  w.table(sweep);
+  w.note(
+      "A deeper tree exchanges more digests but narrows each difference to fewer rows; the sum "
+      "is smallest where rows per leaf is about the digests per level.");
+}
+
 }  // namespace
 
 std::string render_tour_text(const tour::tour_result& tour, bool color) {
@@ -326,6 +358,7 @@ std::string render_tour_text(const tour::tour_result& tour, bool color) {
   poly(w, tour);
   exercises(w, tour);
   bloom(w, tour);
+  merkle(w, tour);
   return w.out;
 }
 

@@ -147,6 +147,7 @@ tour_options tour_options::quick() {
   o.fill_strangers = 5000;
   o.fill_steps = {0.5, 1.0, 2.0, 3.0};
   o.memory_items = {1000, 5000};
+  o.merkle = merkle_tour_options::quick();
   return o;
 }
 
@@ -520,6 +521,7 @@ tour_result run_tour(const tour_options& options) {
   t.bloom.exercise = run_fpr_exercise(options);
   t.bloom.fill = measure_fill(options);
   t.bloom.memory = measure_memory(options);
+  t.merkle = measure_merkle(options.merkle);
   return t;
 }
 

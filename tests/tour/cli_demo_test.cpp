@@ -100,8 +100,9 @@ TEST(CliDemo, ReportWritesASelfContainedPage) {
   EXPECT_NE(r.out.find(index), std::string::npos);
   const std::string html = read_all(index);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_EQ(count(html, "<svg class=\"chart\""), 4u);
-  for (const char* id : {"chart-load", "chart-moved", "chart-balance", "chart-fpr"}) {
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 5u);
+  for (const char* id :
+       {"chart-load", "chart-moved", "chart-balance", "chart-fpr", "chart-merkle-depth"}) {
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   }
   // Nothing to run and nothing to fetch.

@@ -135,8 +135,8 @@ TEST(DemoReport, EveryChartRendersInChromium) {
       }
     }
   }
-  EXPECT_EQ(ids,
-            (std::set<std::string>{"chart-load", "chart-moved", "chart-balance", "chart-fpr"}));
+  EXPECT_EQ(ids, (std::set<std::string>{"chart-load", "chart-moved", "chart-balance", "chart-fpr",
+                                        "chart-merkle-depth"}));
 
   // And a picture: a PNG of the whole page.
   const std::string png = dir.file("report.png");

@@ -20,6 +20,8 @@
 //   5. exercises:  the German lesson's hand-computed rings (explicit tokens).
 //   6. bloom:      the m=16, k=2 walkthrough, the 1,000-address exercise, the
 //                  rate as a filter fills past capacity, memory against a set.
+//   7. merkle:     two replicas compared through Merkle trees: digests
+//                  exchanged and rows to compare, and the depth trade-off.
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
@@ -43,6 +45,7 @@
 
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/tour/merkle_section.hpp"
 
 namespace ringbloom::tour {
 
@@ -75,6 +78,8 @@ struct tour_options {
   /// Section 6's memory comparison: a filter at memory_fpr against an exact
   /// set, for each item count.
   std::vector<std::uint64_t> memory_items{1000, 10000, 100000};
+  /// Section 7, Merkle trees (merkle_section.hpp).
+  merkle_tour_options merkle{};
   double memory_fpr = 0.01;
 
   /// Smaller sizes for tests under sanitizers. The lessons' figures that
@@ -375,6 +380,7 @@ struct tour_result {
   poly31_section poly31;
   std::vector<token_exercise> exercises;
   bloom_section bloom;
+  merkle_section merkle;
 };
 
 /// Every section. Throws std::invalid_argument if an option is out of range
