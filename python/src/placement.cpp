@@ -28,6 +28,7 @@
 #include "lookup.hpp"
 #include "module.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/merkle/merkle_ranges.hpp"
 #include "ringbloom/placement/jump.hpp"
 #include "ringbloom/placement/ring.hpp"
 #include "ringbloom/placement/topology.hpp"
@@ -445,6 +446,19 @@ A key belongs to the node of the first point at or after its hash. Keys are str
           },
           py::arg("other"), py::arg("keys"),
           "KeyMovement: how many of `keys` change node from this ring to `other`, and where.")
+      .def(
+          "owned_ranges",
+          [](const py_ring& self, std::string_view node, py::handle replicas) {
+            py::list out;
+            for (const hash_range& r :
+                 owned_ranges(*self.ring(), node, to_count(replicas, "replicas"))) {
+              out.append(py::make_tuple(r.first, r.last));
+            }
+            return out;
+          },
+          py::arg("node"), py::arg("replicas") = 1,
+          "The key-hash ranges (inclusive (first, last) pairs) whose keys `node` stores with "
+          "`replicas` copies per key: what its MerkleTree should cover.")
       .def("__repr__", &repr)
       .def(py::pickle([](const py_ring& self) { return topology_json(self); },
                       [](const std::string& json) { return ring_from_json(json, "pickle"); }));
