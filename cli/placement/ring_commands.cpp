@@ -8,7 +8,11 @@
 //   add FILE NODE... [--tokens T]   add nodes to a topology file (locked update)
 //   remove FILE NAME...             remove nodes from a topology file
 //   show FILE                       nodes, points, ownership, memory
-//   diff OLD NEW [--keys K]         the movement plan between two topologies
+//   diff OLD NEW [--keys K|FILE]    the movement plan between two topologies
+//   import SYSTEM FILE -o T.json    a system's configuration in (import_command.cpp)
+//
+// Topologies and --scheme values of a real system (nginx, haproxy, twemproxy,
+// redis-cluster) are handed to scheme_commands.cpp.
 //
 // A thin skin over ringbloom/placement/ring.hpp and ringbloom/placement/topology.hpp: every
 // number printed comes from a library call (ownership, load_tally,
@@ -25,9 +29,11 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "placement/scheme_commands.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/placement/ring.hpp"
+#include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/topology.hpp"
 #include "simulate_strategies.hpp"
 
@@ -118,7 +124,8 @@ void add_ring_flags(CLI::App& cmd, ring_flags& flags) {
   cmd.add_option("--vnodes", flags.vnodes, "Points per unit of weight (default 100)");
   cmd.add_option("--hash", flags.hash, "xxh3 (default), sha256, poly31 or md5");
   cmd.add_option("--scheme", flags.scheme,
-                 "ring (default) or ketama (libmemcached's placement; names are host:port)");
+                 "ring (default), ketama (libmemcached's placement; names are host:port), or a "
+                 "system: nginx, haproxy, twemproxy, redis-cluster");
 }
 
 ring_options options_from(const ring_flags& flags) {
@@ -226,6 +233,10 @@ void run_simulate(const simulate_options& o) {
   }
   if (!o.change.empty()) {
     throw usage_error("--change needs --strategy; add --strategy all (or a strategy's name)");
+  }
+  if (schemes::is_system_scheme(o.ring.scheme)) {
+    run_scheme_simulate(o.ring.scheme, o.nodes, o.add, o.remove, o.keys, o.key_format, o.json);
+    return;
   }
   const ring_options options = options_from(o.ring);
   topology before_topo{options, parse_nodes(o.nodes)};
@@ -373,6 +384,10 @@ hash_ring ring_from(const std::string& file, const std::string& nodes, const rin
 }
 
 void run_lookup(const lookup_options& o) {
+  if (uses_system_scheme(o.ring.scheme, o.ring_file)) {
+    run_scheme_lookup(o.ring_file, o.ring.scheme, o.nodes, o.replicas, o.keys, o.json);
+    return;
+  }
   const hash_ring ring = ring_from(o.ring_file, o.nodes, o.ring);
   std::string line;
   for_each_item(o.keys, [&](std::string_view key) {
@@ -639,12 +654,23 @@ void add_show(CLI::App& ring) {
 struct diff_options {
   std::string old_file;
   std::string new_file;
-  std::uint64_t keys = 0;
+  std::string keys;  // a count, or (system schemes) a file of keys
   std::string key_format = "key-{}";
   bool json = false;
 };
 
 void run_diff(const diff_options& o) {
+  if (uses_system_scheme("", o.old_file) || uses_system_scheme("", o.new_file)) {
+    run_scheme_diff(o.old_file, o.new_file, o.keys, o.key_format, o.json);
+    return;
+  }
+  std::uint64_t key_count = 0;
+  if (!o.keys.empty()) {
+    const auto count = parse_unsigned(o.keys);
+    if (!count)
+      throw usage_error(fmt::format("--keys '{}' is not a key count; give a number", o.keys));
+    key_count = *count;
+  }
   const hash_ring before = build_ring(load_topology(o.old_file));
   const hash_ring after = build_ring(load_topology(o.new_file));
   if (before.empty() || after.empty()) {
@@ -672,10 +698,10 @@ void run_diff(const diff_options& o) {
     }
   }
   std::optional<key_movement> keys;
-  if (o.keys > 0) {
+  if (key_count > 0) {
     movement_tally tally(before, after);
     key_maker make_key(o.key_format);
-    for (std::uint64_t i = 0; i < o.keys; ++i) tally.add(make_key(i));
+    for (std::uint64_t i = 0; i < key_count; ++i) tally.add(make_key(i));
     keys = tally.result();
   }
   if (o.json) {
@@ -723,7 +749,10 @@ void add_diff(CLI::App& ring) {
       "diff", "Print the movement plan between two topology files: which hash ranges move where");
   cmd->add_option("old", o->old_file, "The topology before")->required();
   cmd->add_option("new", o->new_file, "The topology after")->required();
-  cmd->add_option("--keys", o->keys, "Also count how many of K keys move");
+  cmd->add_option(
+      "--keys", o->keys,
+      "Also count how many of K keys move; for a system scheme also a FILE of keys, whose "
+      "moved keys are listed");
   cmd->add_option("--key-format", o->key_format,
                   "Key pattern, {} is the key number (default key-{})");
   cmd->add_flag("--json", o->json, "Print as JSON");
@@ -745,6 +774,7 @@ void add_ring_commands(CLI::App& app, context& /*ctx*/) {
   add_remove(*ring);
   add_show(*ring);
   add_diff(*ring);
+  add_ring_import(*ring);
 }
 
 }  // namespace ringbloom::cli

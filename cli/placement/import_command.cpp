@@ -1,0 +1,224 @@
+// `ringbloom ring import SYSTEM FILE ... -o T.json`: a system's own
+// configuration (or status output) in, a topology file out.
+//
+//   ring import nginx FILE --upstream NAME -o T.json
+//   ring import haproxy FILE --backend NAME -o T.json
+//   ring import twemproxy FILE --pool NAME -o T.json      (nutcracker.yml)
+//   ring import redis-cluster FILE -o T.json              (CLUSTER NODES output)
+//
+// The parsing and every check live in ringbloom/placement/schemes/
+// config_import.hpp; nutcracker.yml is read here with yaml-cpp (a CLI-only
+// dependency, so that the library keeps OpenSSL as its only one). Errors
+// name FILE:LINE and exit 3; nothing is written then.
+#include <fmt/core.h>
+
+#include <charconv>
+#include <map>
+#include <memory>
+#include <string>
+
+#if defined(RINGBLOOM_HAVE_YAML_CPP)
+#include <yaml-cpp/yaml.h>
+#endif
+
+#include "common.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/io/file_io.hpp"
+#include "ringbloom/placement/schemes/config_import.hpp"
+#include "ringbloom/placement/schemes/scheme_topology.hpp"
+#include "ringbloom/placement/schemes/twemproxy.hpp"
+#include "scheme_commands.hpp"
+
+namespace ringbloom::cli {
+namespace {
+
+struct import_options {
+  std::string system;
+  std::string file;
+  std::string upstream;
+  std::string backend;
+  std::string pool;
+  std::string output;
+  std::uint32_t rf = 1;
+  std::string dc_rf;
+  bool json = false;
+};
+
+// --rf N (SimpleStrategy) or --dc-rf DC=N,... (NetworkTopologyStrategy).
+schemes::cassandra_replication replication_from(const import_options& o) {
+  if (o.dc_rf.empty()) return schemes::cassandra_replication::simple(o.rf);
+  std::map<std::string, std::uint32_t> per_dc;
+  std::string_view rest = o.dc_rf;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    std::uint32_t rf = 0;
+    const std::string_view number =
+        eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), rf);
+    if (eq == std::string_view::npos || eq == 0 || ec != std::errc{} ||
+        ptr != number.data() + number.size()) {
+      throw usage_error(
+          fmt::format("--dc-rf '{}' is not DC=N; write e.g. --dc-rf dc1=3,dc2=2", item));
+    }
+    per_dc[std::string(item.substr(0, eq))] = rf;
+  }
+  return schemes::cassandra_replication::network(std::move(per_dc));
+}
+
+#if defined(RINGBLOOM_HAVE_YAML_CPP)
+std::unique_ptr<placement> import_twemproxy(const std::string& text, const std::string& file,
+                                            const std::string& pool_name) {
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw data_error(
+        fmt::format("{}:{}: not valid YAML ({}); fix the file", file, e.mark.line + 1, e.msg));
+  }
+  if (!doc.IsMap())
+    throw data_error(fmt::format("{}:1: expected pools (a YAML mapping) at the top", file));
+  std::string name = pool_name;
+  if (name.empty()) {
+    if (doc.size() != 1) {
+      throw usage_error(fmt::format("{} has {} pools; name one with --pool", file, doc.size()));
+    }
+    name = doc.begin()->first.as<std::string>();
+  }
+  const YAML::Node pool = doc[name];
+  if (!pool)
+    throw data_error(fmt::format(
+        "{}: no pool '{}'; give the name of a pool of the file with --pool", file, name));
+  const auto line_of = [&](const YAML::Node& n) { return n.Mark().line + 1; };
+  if (!pool.IsMap())
+    throw data_error(fmt::format("{}:{}: pool '{}' is not a mapping", file, line_of(pool), name));
+  const std::string distribution =
+      pool["distribution"] ? pool["distribution"].as<std::string>() : "ketama";
+  if (distribution != "ketama") {
+    throw data_error(
+        fmt::format("{}:{}: pool '{}' uses 'distribution: {}'; the twemproxy scheme reproduces "
+                    "ketama only",
+                    file, line_of(pool["distribution"]), name, distribution));
+  }
+  const std::string hash = pool["hash"] ? pool["hash"].as<std::string>() : "fnv1a_64";
+  const auto function = schemes::find_twemproxy_hash(hash);
+  if (!function) {
+    throw data_error(
+        fmt::format("{}:{}: 'hash: {}' is not one the twemproxy scheme reproduces (md5, fnv1a_64, "
+                    "fnv1_64, fnv1a_32, fnv1_32)",
+                    file, line_of(pool["hash"]), hash));
+  }
+  if (pool["hash_tag"]) {
+    throw data_error(fmt::format(
+        "{}:{}: 'hash_tag' hashes part of each key, which the twemproxy scheme does not "
+        "model; remove it to import the pool",
+        file, line_of(pool["hash_tag"])));
+  }
+  if (pool["auto_eject_hosts"] && pool["auto_eject_hosts"].as<std::string>() == "true") {
+    fmt::print(stderr,
+               "ringbloom: note: {}: pool '{}' ejects failing servers (auto_eject_hosts); the "
+               "topology places keys "
+               "as when every server is up\n",
+               file, name);
+  }
+  const YAML::Node servers = pool["servers"];
+  if (!servers || !servers.IsSequence() || servers.size() == 0) {
+    throw data_error(
+        fmt::format("{}:{}: pool '{}' has no 'servers:' list", file, line_of(pool), name));
+  }
+  std::vector<schemes::twemproxy_server> list;
+  for (const YAML::Node& entry : servers) {
+    const std::string where = fmt::format("{}:{}", file, line_of(entry));
+    schemes::twemproxy_server s =
+        schemes::twemproxy_server_from_line(entry.as<std::string>(), where);
+    for (const auto& other : list) {
+      if (other.name == s.name) {
+        throw data_error(fmt::format("{}: server name '{}' is used twice; nutcracker refuses that",
+                                     where, s.name));
+      }
+    }
+    list.push_back(std::move(s));
+  }
+  try {
+    return std::make_unique<schemes::twemproxy_placement>(*function, std::move(list));
+  } catch (const std::invalid_argument& e) {
+    throw data_error(fmt::format("{}: {}", file, e.what()));
+  }
+}
+#else
+std::unique_ptr<placement> import_twemproxy(const std::string&, const std::string& file,
+                                            const std::string&) {
+  throw data_error(
+      fmt::format("{}: this ringbloom was built without yaml-cpp and cannot read nutcracker.yml; "
+                  "install libyaml-cpp-dev (scripts/install-deps) and rebuild",
+                  file));
+}
+#endif
+
+void run_import(const import_options& o) {
+  const std::string text = io::read_file(o.file);
+  std::unique_ptr<placement> p;
+  const auto require = [&](const std::string& value, const char* flag) {
+    if (value.empty())
+      throw usage_error(fmt::format("ring import {} needs {} NAME", o.system, flag));
+  };
+  if (o.system == "nginx") {
+    require(o.upstream, "--upstream");
+    p = schemes::import_nginx(text, o.file, o.upstream);
+  } else if (o.system == "haproxy") {
+    require(o.backend, "--backend");
+    p = schemes::import_haproxy(text, o.file, o.backend);
+  } else if (o.system == "twemproxy") {
+    p = import_twemproxy(text, o.file, o.pool);
+  } else if (o.system == "redis-cluster") {
+    p = schemes::import_redis_cluster_nodes(text, o.file);
+  } else if (o.system == "cassandra") {
+    p = schemes::import_nodetool_ring(text, o.file, replication_from(o));
+  } else {
+    throw usage_error(
+        fmt::format("'{}' is not a system ring import reads; give nginx, haproxy, twemproxy, "
+                    "redis-cluster or cassandra",
+                    o.system));
+  }
+  const std::string topology = schemes::scheme_topology_json(*p);
+  if (o.output.empty() || o.output == "-") {
+    fmt::print("{}", topology);
+  } else {
+    io::write_file_atomic(o.output, topology);
+  }
+  if (o.json) return;
+  fmt::print(stderr, "ringbloom: {} {}: {} servers{}\n", o.system, o.file, p->node_count(),
+             o.output.empty() || o.output == "-" ? "" : fmt::format(", written to {}", o.output));
+}
+
+}  // namespace
+
+void add_ring_import(CLI::App& ring) {
+  auto o = std::make_shared<import_options>();
+  auto* cmd = ring.add_subcommand("import",
+                                  "Read a system's configuration (nginx, haproxy, twemproxy, "
+                                  "redis-cluster, cassandra) into a topology file");
+  cmd->add_option("system", o->system, "nginx, haproxy, twemproxy, redis-cluster or cassandra")
+      ->required();
+  cmd->add_option("file", o->file,
+                  "nginx.conf, haproxy.cfg, nutcracker.yml, or the output of 'redis-cli cluster "
+                  "nodes' or 'nodetool ring'")
+      ->required();
+  cmd->add_option("--upstream", o->upstream, "nginx: the upstream block to read");
+  cmd->add_option("--backend", o->backend, "haproxy: the backend (or listen) section to read");
+  cmd->add_option("--pool", o->pool,
+                  "twemproxy: the pool to read (optional when the file has one)");
+  cmd->add_option("--rf", o->rf, "cassandra: SimpleStrategy replication factor (default 1)");
+  cmd->add_option("--dc-rf", o->dc_rf,
+                  "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)");
+  cmd->add_option("-o,--output", o->output,
+                  "The topology file to write (default: standard output)");
+  cmd->add_flag("--json", o->json, "Print only the topology JSON (no summary on stderr)");
+  set_example(
+      *cmd, "ringbloom ring import nginx /etc/nginx/nginx.conf --upstream backend -o backend.json");
+  cmd->callback([o] { run_import(*o); });
+}
+
+}  // namespace ringbloom::cli

@@ -1,0 +1,41 @@
+// cli/placement/scheme_commands.hpp: the system schemes (nginx, haproxy,
+// twemproxy, redis-cluster) in `ring import`, `ring lookup`, `ring diff` and
+// `ring simulate`. ring_commands.cpp hands over to these when a topology
+// file or --scheme names a system scheme.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ringbloom/placement/placement.hpp"
+
+namespace ringbloom::cli {
+
+/// `ring import SYSTEM FILE ... -o T.json` (import_command.cpp).
+void add_ring_import(CLI::App& ring);
+
+/// Whether `scheme` is a system scheme, or `file` (if not empty) is a
+/// topology whose "scheme" is one. Reads the file; throws what reading does.
+[[nodiscard]] bool uses_system_scheme(const std::string& scheme, const std::string& file);
+
+/// `ring lookup` for a system scheme: from a topology file, or --scheme with
+/// --nodes NAME[=W],... ; prints key<TAB>server (or JSON lines).
+void run_scheme_lookup(const std::string& file, const std::string& scheme, const std::string& nodes,
+                       std::size_t replicas, const std::vector<std::string>& keys, bool json);
+
+/// `ring diff OLD NEW` for system schemes. `keys` is a count of generated
+/// keys (key_format) or the path of a file of keys (one a line), whose moved
+/// keys are then listed one by one.
+void run_scheme_diff(const std::string& old_file, const std::string& new_file,
+                     const std::string& keys, const std::string& key_format, bool json);
+
+/// `ring simulate --scheme SYSTEM`: balance and movement under that
+/// system's rule when nodes are added or removed.
+void run_scheme_simulate(const std::string& scheme, const std::string& nodes,
+                         const std::string& add, const std::string& remove, std::uint64_t keys,
+                         const std::string& key_format, bool json);
+
+}  // namespace ringbloom::cli
