@@ -1,7 +1,9 @@
-// python/src/strategies.cpp: Placement, any placement strategy behind the
-// library's one placement interface (placement.hpp, strategies.hpp): ring,
-// ketama, rendezvous, maglev, bounded, multiprobe, anchor, memento, jump;
-// and compare_strategies, the side-by-side measurement of `ringbloom ring
+// python/src/strategies.cpp: Placement, any placement behind the library's
+// one placement interface (placement.hpp): the strategies of strategies.hpp
+// (ring, ketama, rendezvous, maglev, bounded, multiprobe, anchor, memento,
+// jump) and the systems' schemes of schemes/ (nginx, haproxy, twemproxy,
+// redis-cluster, cassandra, groupcache, guava) with their topology files; and
+// compare_strategies, the side-by-side measurement of `ringbloom ring
 // simulate --strategy`.
 //
 // Thread safety without locks, as HashRing: a Placement holds a shared
@@ -9,7 +11,8 @@
 // change the clone and swap the pointer under the GIL, and a batch lookup
 // keeps a reference to the placement it started with.
 //
-// Pickling replays history: some strategies (anchor, memento, jump) place
+// Pickling replays history (a system scheme pickles as its topology JSON,
+// which holds its whole state): some strategies (anchor, memento, jump) place
 // keys by the order of removals, not by the final node list, so a Placement
 // pickles as its kind, options, initial nodes and every change since, and
 // unpickling applies the same changes to a new placement.
@@ -17,8 +20,10 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,6 +35,7 @@
 #include "lookup.hpp"
 #include "module.hpp"
 #include "ringbloom/placement/placement.hpp"
+#include "ringbloom/placement/schemes/scheme_topology.hpp"
 
 namespace ringbloom::python {
 
@@ -39,8 +45,12 @@ class py_placement {
  public:
   py_placement(std::string kind, std::vector<placement_node> nodes, strategy_options options)
       : kind_(std::move(kind)), initial_(std::move(nodes)), options_(options) {
-    set(make_strategy(kind_, initial_, options_));
+    set(schemes::is_system_scheme(kind_) ? schemes::make_scheme_placement(kind_, initial_)
+                                         : make_strategy(kind_, initial_, options_));
   }
+
+  // A system scheme's placement as a topology file describes it.
+  explicit py_placement(std::unique_ptr<placement> p) : kind_(p->kind_name()) { set(std::move(p)); }
 
   [[nodiscard]] const std::shared_ptr<const placement>& get() const noexcept { return p_; }
   [[nodiscard]] const py::tuple& names() const noexcept { return names_; }
@@ -54,6 +64,11 @@ class py_placement {
   }
 
   [[nodiscard]] py::tuple state() const {
+    if (schemes::is_system_scheme(p_->kind_name())) {
+      // A system scheme's state is its topology (stable bytes), whatever
+      // changes led to it.
+      return py::make_tuple("topology", schemes::scheme_topology_json(*p_));
+    }
     py::list nodes;
     for (const placement_node& n : initial_) nodes.append(py::make_tuple(n.name, n.weight));
     py::list steps;
@@ -67,6 +82,10 @@ class py_placement {
   }
 
   static std::unique_ptr<py_placement> from_state(const py::tuple& state) {
+    if (state.size() == 2 && state[0].cast<std::string>() == "topology") {
+      return std::make_unique<py_placement>(
+          schemes::parse_scheme_topology(state[1].cast<std::string>(), "pickle"));
+    }
     if (state.size() != 4) throw py::value_error("not a pickled ringbloom.Placement");
     std::vector<placement_node> nodes;
     for (py::handle n : state[1]) {
@@ -215,9 +234,11 @@ void bind_strategies(py::module_& m) {
       [] {
         std::vector<std::string> names;
         for (const std::string_view n : strategy_names()) names.emplace_back(n);
+        for (const std::string_view n : schemes::system_scheme_names()) names.emplace_back(n);
         return names;
       },
-      "The strategy names Placement accepts.");
+      "The kinds Placement accepts: the strategies, then the systems' schemes (nginx, "
+      "haproxy, twemproxy, redis-cluster, cassandra, groupcache, guava).");
   m.def("compare_strategies", &compare, py::arg("nodes"), py::arg("changes"),
         py::arg("kinds") = py::none(), py::arg("keys") = py::none(), py::arg("vnodes") = 160,
         py::arg("hash") = "xxh3", py::arg("time_lookups") = false,
@@ -227,9 +248,11 @@ void bind_strategies(py::module_& m) {
         "default to key-0 .. key-99999. As `ringbloom ring simulate --strategy`.");
 
   py::class_<py_placement>(m, "Placement", R"doc(
-Any placement strategy through the library's one interface: "ring", "ketama",
-"rendezvous", "maglev", "bounded", "multiprobe", "anchor", "memento", "jump"
-(placement_kinds()). Keys are str (UTF-8) or bytes.
+Any placement through the library's one interface: the strategies "ring",
+"ketama", "rendezvous", "maglev", "bounded", "multiprobe", "anchor", "memento",
+"jump", and the systems' schemes "nginx", "haproxy", "twemproxy",
+"redis-cluster", "cassandra", "groupcache", "guava", which place keys exactly
+as those systems do (placement_kinds()). Keys are str (UTF-8) or bytes.
 
     p = ringbloom.Placement("maglev", ["a", "b", "c"])
     p.node_for("user:42")
@@ -249,6 +272,25 @@ Any placement strategy through the library's one interface: "ring", "ketama",
            "nodes: names, or a dict name -> weight. The options are those of strategies.hpp "
            "(vnodes and hash for ring and bounded, the maglev table size, multiprobe's probes, "
            "bounded's epsilon, anchor's capacity).")
+      .def_static(
+          "from_topology",
+          [](const std::filesystem::path& path) {
+            return std::make_unique<py_placement>(schemes::load_scheme_topology(path));
+          },
+          py::arg("path"),
+          "A system scheme's placement from its topology file (`ringbloom ring import`). "
+          "OSError, ringbloom.DataError.")
+      .def(
+          "topology_json",
+          [](const py_placement& self) { return schemes::scheme_topology_json(*self.get()); },
+          "A system scheme's topology as JSON text (ValueError for the strategies, which have "
+          "no topology file).")
+      .def(
+          "save_topology",
+          [](const py_placement& self, const std::filesystem::path& path) {
+            schemes::save_scheme_topology(path, *self.get());
+          },
+          py::arg("path"))
       .def_property_readonly(
           "kind", [](const py_placement& self) { return std::string(self.get()->kind_name()); })
       .def("node_for", &node_for, py::arg("key"), "The owner's name.")

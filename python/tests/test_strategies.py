@@ -1,5 +1,7 @@
-"""Placement: every strategy through the one placement interface, from Python."""
+"""Placement: every strategy and system scheme through the one placement
+interface, from Python."""
 
+import json
 import pickle
 
 import numpy as np
@@ -10,7 +12,9 @@ from hypothesis import strategies as st
 import ringbloom
 
 KEYS = [f"key-{i}" for i in range(5000)]
-KINDS = ringbloom.placement_kinds()
+# The strategies (the system schemes, which take host names, are tested below).
+KINDS = [k for k in ringbloom.placement_kinds() if k not in
+         ("nginx", "haproxy", "twemproxy", "redis-cluster", "cassandra", "groupcache", "guava")]
 
 
 def test_every_kind_is_known():
@@ -91,3 +95,31 @@ def test_compare_strategies_reports_movement_against_the_ideal():
         assert r["supported"] and r["keys"] == len(KEYS)
         assert r["ideal_fraction"] == pytest.approx(1 / 11)
         assert 0.5 / 11 < r["moved_fraction"] < 2 / 11
+
+
+SCHEMES = ["nginx", "haproxy", "twemproxy", "redis-cluster", "cassandra", "groupcache"]
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_system_schemes_place_keys_as_the_cli_does(scheme, cli):
+    nodes = ["10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"]
+    p = ringbloom.Placement(scheme, nodes)
+    keys = KEYS[:200] + ["ü-key", "user:42"]
+    out = cli("ring", "lookup", "--scheme", scheme, "--nodes", ",".join(nodes), "--json", *keys)
+    assert out.returncode == 0, out.stderr
+    assert [json.loads(line)["node"] for line in out.stdout.splitlines()] == p.node_for_many(keys)
+    copy = pickle.loads(pickle.dumps(p))  # through the scheme's topology JSON
+    assert copy.node_for_many(keys) == p.node_for_many(keys)
+
+
+def test_scheme_topology_files(tmp_path):
+    p = ringbloom.Placement("haproxy", {"s1": 1, "s2": 2})
+    p.save_topology(tmp_path / "backend.json")
+    q = ringbloom.Placement.from_topology(tmp_path / "backend.json")
+    assert q.kind == "haproxy" and q.node_for_many(KEYS) == p.node_for_many(KEYS)
+    assert '"scheme": "haproxy"' in p.topology_json()
+    with pytest.raises(ValueError):
+        ringbloom.Placement("maglev", ["a"]).topology_json()  # strategies have no topology file
+    (tmp_path / "bad.json").write_text('{"format": "ringbloom-topology", "scheme": "nginx"}')
+    with pytest.raises(ringbloom.DataError):
+        ringbloom.Placement.from_topology(tmp_path / "bad.json")
