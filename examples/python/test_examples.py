@@ -75,6 +75,12 @@ def test_vnode_shares(demo):
         assert round(min(shares.values()), 2) == low and round(max(shares.values()), 2) == high
 
 
+def test_sketch_error_directions():
+    below, above, cms_low = german_lesson.sketch_error_directions()
+    assert below > 0 and above > 0  # both directions, as the lesson says
+    assert cms_low == 0             # Count-Min never counts too low
+
+
 def test_lab11():
     assert lab11.poly31_matches_lab11(["", "a", "key-1", "ключ", "naïve"])
     naive, ring = lab11.naive_vs_ring()
