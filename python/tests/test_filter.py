@@ -1,0 +1,232 @@
+"""BloomFilter from Python: every kind, items as str or bytes, batches over
+iterables and numpy arrays, set operations, pickling and bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ringbloom
+
+KINDS = ["blocked", "classic", "counting", "scalable"]
+
+items_st = st.one_of(st.text(max_size=40), st.binary(max_size=40))
+
+
+def as_bytes(item):
+    return item.encode() if isinstance(item, str) else item
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_added_items_are_found_and_strangers_mostly_not(kind):
+    f = ringbloom.BloomFilter.for_capacity(2000, 0.01, kind=kind)
+    added = [f"user{i}@example.com" for i in range(2000)]
+    for item in added:
+        f.add(item)
+    assert all(item in f for item in added)
+    strangers = [f"other{i}@example.org" for i in range(20000)]
+    false_positives = sum(f.may_contain(s) for s in strangers)
+    # Made for 1% at capacity: 200 expected of 20,000; 400 is > 14 sigma away.
+    assert false_positives < 400
+    assert f.kind == kind
+    # A scalable filter skips an item some layer may already hold (a false
+    # positive at that moment), so it can record fewer.
+    assert f.items_added == 2000 if kind != "scalable" else 1950 < f.items_added <= 2000
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@given(items=st.lists(items_st, max_size=60), probes=st.lists(items_st, max_size=30))
+def test_no_false_negatives_in_any_form(kind, items, probes):
+    f = ringbloom.BloomFilter.for_capacity(100, 0.01, kind=kind)
+    f.add_many(items)
+    assert all(item in f for item in items)
+    assert f.may_contain_many(items).all()
+    # The batch answer is the one-item answer, item for item.
+    assert list(f.may_contain_many(probes)) == [f.may_contain(p) for p in probes]
+
+
+@given(item=st.text(max_size=50))
+def test_str_and_its_utf8_bytes_are_the_same_item(item):
+    f = ringbloom.BloomFilter.for_capacity(100, 0.01, kind="classic", hash="sha256")
+    g = ringbloom.BloomFilter.for_capacity(100, 0.01, kind="classic", hash="sha256")
+    f.add(item)
+    g.add(item.encode())
+    assert f == g
+    assert f.explain(item) == f.explain(item.encode()) == f.explain(bytearray(item.encode()))
+    assert ringbloom.hash64(item) == ringbloom.hash64(item.encode())
+
+
+@pytest.mark.parametrize("kind", ["blocked", "classic"])
+@given(a=st.lists(items_st, max_size=40), b=st.lists(items_st, max_size=40))
+def test_union_contains_both_and_intersection_the_common(kind, a, b):
+    fa = ringbloom.BloomFilter(4096, 4, kind=kind)
+    fb = ringbloom.BloomFilter(4096, 4, kind=kind)
+    fa.add_many(a)
+    fb.add_many(b)
+    union = fa | fb
+    assert all(x in union for x in a + b)
+    both = fa & fb
+    common = {as_bytes(x) for x in a} & {as_bytes(x) for x in b}
+    assert all(x in both for x in common)
+    # In place, same answer.
+    fa |= fb
+    assert fa == union
+
+
+def test_incompatible_filters_refuse_to_combine():
+    a = ringbloom.BloomFilter(1024, 4, kind="classic")
+    b = ringbloom.BloomFilter(2048, 4, kind="classic")
+    with pytest.raises(ValueError):
+        a | b
+    c = ringbloom.BloomFilter(1024, 4, kind="blocked")
+    with pytest.raises(ValueError):
+        a |= c
+    assert a == ringbloom.BloomFilter(1024, 4, kind="classic")  # unchanged
+
+
+def test_numpy_fixed_width_bytes_are_the_items_numpy_shows():
+    f = ringbloom.BloomFilter.for_capacity(1000, 0.001)
+    keys = np.array([b"alpha", b"beta", b"", b"a\x00b"], dtype="S8")
+    f.add_many(keys)
+    # numpy reads each element without its trailing NULs: b"alpha", not b"alpha\0\0\0".
+    for k in keys:
+        assert bytes(k) in f
+    assert "alpha" in f and b"a\x00b" in f
+    assert f.may_contain_many(keys).all()
+    strangers = np.array([f"x{i}".encode() for i in range(1000)], dtype="S8")
+    assert list(f.may_contain_many(strangers)) == [f.may_contain(bytes(s)) for s in strangers]
+
+
+def test_uint64_items_are_their_8_little_endian_bytes():
+    f = ringbloom.BloomFilter.for_capacity(1000, 0.001)
+    values = np.arange(0, 2**63, 2**63 // 500, dtype=np.uint64)
+    f.add_many(values)
+    assert all(int(v).to_bytes(8, "little") in f for v in values)
+    g = ringbloom.BloomFilter.for_capacity(1000, 0.001)
+    g.add_many([int(v).to_bytes(8, "little") for v in values])
+    assert f == g
+    # Big-endian or strided arrays mean the same values.
+    assert f.may_contain_many(values.astype(">u8")).all()
+    assert f.may_contain_many(np.repeat(values, 2)[::2]).all()
+
+
+def test_str_and_object_arrays_take_the_general_path():
+    f = ringbloom.BloomFilter.for_capacity(100, 0.01)
+    f.add_many(np.array(["ü", "b"]))
+    assert "ü" in f and b"b" in f
+    assert f.may_contain_many(np.array(["ü", b"b"], dtype=object)).all()
+
+
+def test_batches_accept_generators_tuples_and_buffers():
+    f = ringbloom.BloomFilter.for_capacity(100, 0.01)
+    f.add_many(f"g{i}" for i in range(10))
+    f.add_many((bytearray(b"ba"), memoryview(b"mv")))
+    assert f.may_contain_many(iter(["g0", "g9", b"ba", "mv"])).all()
+    assert f.may_contain_many([]).shape == (0,)
+
+
+def test_counting_filter_removes():
+    f = ringbloom.BloomFilter.for_capacity(100, 0.01, kind="counting")
+    f.add_many(["anna", "bora"])
+    f.remove("anna")
+    assert "anna" not in f and "bora" in f
+    with pytest.raises(ValueError, match="not in the filter"):
+        f.remove("anna")
+    assert f.remove_many(["bora"]) == 1
+    assert f.items_added == 0
+    blocked = ringbloom.BloomFilter.for_capacity(100, 0.01)
+    with pytest.raises(ValueError, match="counting"):
+        blocked.remove("x")
+
+
+def test_scalable_filter_grows_past_its_capacity():
+    f = ringbloom.BloomFilter.for_capacity(100, 0.01, kind="scalable")
+    f.add_many(f"k{i}" for i in range(1000))
+    assert f.stats().layers > 1
+    assert f.may_contain_many([f"k{i}" for i in range(1000)]).all()
+
+
+def test_stats_and_sizing_agree_with_the_library_math():
+    bits, hashes = ringbloom.size_for(1_000_000, 0.01, kind="classic")
+    assert hashes == 7 and 9.5e6 < bits < 9.7e6  # 9.59 bits per item (bloom.hpp)
+    f = ringbloom.BloomFilter(bits, hashes, kind="classic")
+    s = f.stats()
+    assert (s.kind, s.bits, s.hashes, s.items_added, s.bits_set) == ("classic", bits, 7, 0, 0)
+    f.add_many(f"i{i}" for i in range(1000))
+    s = f.stats()
+    assert abs(s.estimated_items - 1000) < 50
+    assert s.memory_bytes == (bits + 63) // 64 * 8
+    assert ringbloom.fpr_for(1_000_000, bits, hashes, kind="classic") <= 0.01
+
+
+def test_explain_and_words_show_the_bits():
+    # The German lesson's walkthrough: m = 16, k = 2, SHA-256 positions.
+    f = ringbloom.BloomFilter(16, 2, kind="classic", hash="sha256")
+    f.add_many(["anna", "bora"])
+    word = int(f.words()[0])
+    assert "".join(str((word >> p) & 1) for p in range(16)) == "0001100000000001"
+    assert [p for _, p, _ in f.explain("anna")] == [4, 15]
+    assert [v for _, _, v in f.explain("cem")] == [0, 1]
+    assert "user5" in f  # the lesson's false positive
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pickle_and_bytes_round_trip(kind):
+    f = ringbloom.BloomFilter.for_capacity(500, 0.02, kind=kind, hash="sha256")
+    f.add_many(f"p{i}" for i in range(700))
+    g = pickle.loads(pickle.dumps(f))
+    assert g == f and g.stats().bits_set == f.stats().bits_set
+    assert ringbloom.BloomFilter.from_bytes(f.to_bytes()) == f
+    h = f.copy()
+    h.add("new")
+    assert h != f
+
+
+def test_bad_parameters_raise_value_error():
+    with pytest.raises(ValueError, match="capacity must not be negative"):
+        ringbloom.BloomFilter.for_capacity(-5, 0.01)
+    with pytest.raises(ValueError, match="capacity must be at least 1"):
+        ringbloom.BloomFilter.for_capacity(0, 0.01)
+    for fpr in (0, 1, 1.5, -0.1, float("nan")):
+        with pytest.raises(ValueError, match="fpr"):
+            ringbloom.BloomFilter.for_capacity(100, fpr)
+    with pytest.raises(ValueError, match="bits must not be negative"):
+        ringbloom.BloomFilter(-1, 3)
+    with pytest.raises(ValueError):
+        ringbloom.BloomFilter(1024, 17, kind="blocked")  # at most 16
+    with pytest.raises(ValueError, match="kind"):
+        ringbloom.BloomFilter.for_capacity(100, 0.01, kind="cuckoo-ish")
+    with pytest.raises(ValueError, match="hash"):
+        ringbloom.BloomFilter.for_capacity(100, 0.01, hash="crc32")
+    with pytest.raises(ValueError, match="seed"):
+        ringbloom.BloomFilter.for_capacity(100, 0.01, hash="sha256", seed=3)
+    with pytest.raises(ValueError, match="too large"):
+        ringbloom.BloomFilter.for_capacity(2**70, 0.01)
+
+
+def test_wrong_types_raise_type_error():
+    f = ringbloom.BloomFilter.for_capacity(100, 0.01)
+    for bad in (3, None, 1.5, ["a"], object()):
+        with pytest.raises(TypeError, match="str or bytes"):
+            f.add(bad)
+        with pytest.raises(TypeError):
+            bad in f
+    with pytest.raises(TypeError, match="iterable of items, not a single str"):
+        f.add_many("abc")
+    with pytest.raises(TypeError, match="str or bytes"):
+        f.add_many(["a", 2])
+    with pytest.raises(TypeError):
+        f.add_many(5)
+    with pytest.raises(TypeError, match="dtype"):
+        f.add_many(np.array([1.5, 2.5]))
+    with pytest.raises(TypeError, match="dtype"):
+        f.add_many(np.array([1, 2], dtype=np.int64))
+    with pytest.raises(TypeError, match="one-dimensional"):
+        f.add_many(np.zeros((2, 2), dtype=np.uint64))
+    with pytest.raises(TypeError):
+        ringbloom.BloomFilter.for_capacity("100", 0.01)
+    assert f.items_added == 0  # nothing half-added
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate has no UTF-8
+        f.add("\udc80")

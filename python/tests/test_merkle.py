@@ -1,0 +1,99 @@
+"""MerkleTree from Python: incremental updates, diffs that find exactly the
+changed ranges, ring ranges, files shared with `ringbloom merkle`."""
+
+import json
+import pickle
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ringbloom
+
+ROWS = {f"key-{i}": f"value-{i}" for i in range(2000)}
+
+
+def test_insertion_order_and_str_bytes_do_not_matter():
+    a = ringbloom.MerkleTree(depth=10)
+    b = ringbloom.MerkleTree(depth=10)
+    assert a.add_many(ROWS) == 2000
+    for k, v in reversed(list(ROWS.items())):
+        b.add(k.encode(), v)
+    assert a == b and a.root == b.root and a.rows == 2000
+    assert not a.diff(b)
+
+
+@given(changed=st.sets(st.integers(0, 1999), min_size=1, max_size=20))
+def test_diff_finds_exactly_the_leaves_of_the_changed_rows(changed):
+    a = ringbloom.MerkleTree(depth=12)
+    b = ringbloom.MerkleTree(depth=12)
+    a.add_many(ROWS)
+    b.add_many(ROWS)
+    for i in changed:
+        b.update(f"key-{i}", f"value-{i}", "changed")
+    d = a.diff(b)
+    expected = sorted({a.leaf_of(a.key_position(f"key-{i}")) for i in changed})
+    assert d.leaves == expected
+    for i in changed:
+        pos = a.key_position(f"key-{i}")
+        assert any(first <= pos <= last for first, last in d.ranges)
+    assert d.digests_exchanged >= 1
+    # Undoing the changes restores the tree exactly.
+    for i in changed:
+        b.update(f"key-{i}", "changed", f"value-{i}")
+    assert a == b
+
+
+def test_ring_ranges_limit_a_tree():
+    ring = ringbloom.HashRing(["a", "b", "c"], vnodes=20)
+    mine = ring.owned_ranges("a", replicas=2)
+    shared = ringbloom.intersect_ranges(mine, ring.owned_ranges("b", replicas=2))
+    assert shared and all(f <= l for f, l in shared)
+    t = ringbloom.MerkleTree(depth=8, ranges=shared)
+    added = t.add_many(ROWS)
+    inside = sum(any(f <= ring.key_hash(k) <= l for f, l in shared) for k in ROWS)
+    assert added == inside == t.rows
+    other = ringbloom.MerkleTree(depth=8)
+    with pytest.raises(ValueError):
+        t.diff(other)  # different ranges
+
+
+def test_files_round_trip_with_the_cli(cli, tmp_path):
+    rows = tmp_path / "rows.tsv"
+    rows.write_text("".join(f"{k}\t{v}\n" for k, v in ROWS.items()))
+    out = cli("merkle", "build", rows, "-o", tmp_path / "cli.rbm", "--depth", "10")
+    assert out.returncode == 0, out.stderr
+    from_cli = ringbloom.MerkleTree.load(tmp_path / "cli.rbm")
+    ours = ringbloom.MerkleTree(depth=10)
+    ours.add_many(ROWS)
+    assert from_cli == ours
+    assert ringbloom.MerkleTree.from_rows_file(rows, depth=10) == ours
+    ours.save(tmp_path / "py.rbm")
+    info = json.loads(cli("merkle", "info", tmp_path / "py.rbm", "--json").stdout)
+    assert info["rows"] == 2000 and ours.root in json.dumps(info)
+    assert pickle.loads(pickle.dumps(ours)) == ours
+
+
+def test_bad_input(tmp_path):
+    with pytest.raises(ValueError):
+        ringbloom.MerkleTree(depth=0)
+    with pytest.raises(ValueError):
+        ringbloom.MerkleTree(depth=-1)
+    with pytest.raises(ValueError):
+        ringbloom.MerkleTree(key_hash="nope")
+    with pytest.raises(ringbloom.DataError):
+        ringbloom.MerkleTree.from_bytes(b"not a tree")
+    with pytest.raises(OSError):
+        ringbloom.MerkleTree.load(tmp_path / "missing.rbm")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("no tab here\n")
+    with pytest.raises(ringbloom.DataError, match="TAB"):
+        ringbloom.MerkleTree.from_rows_file(bad)
+    t = ringbloom.MerkleTree(depth=4)
+    with pytest.raises(TypeError):
+        t.add("k", 5)
+    with pytest.raises(ValueError):
+        t.add_many([("k",)])
+    with pytest.raises(ValueError):
+        t.remove("never", "added")  # its leaf has no rows
+    assert t.rows == 0
