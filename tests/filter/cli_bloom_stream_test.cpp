@@ -164,7 +164,7 @@ TEST(CliBloomStream, FourConcurrentStreamedWritersLoseNothing) {
   constexpr int per_writer = 20000;
   std::vector<cli_result> results(writers);
   std::vector<std::thread> threads;
-  for (int w = 0; w < writers; ++w) {
+  for (std::size_t w = 0; w < writers; ++w) {
     threads.emplace_back([&, w] {
       // Many small checkpoints, so that the four interleave under the lock.
       results[w] = run_cli({"bloom", "add", path, "--checkpoint-items", "1000", "--json"},
@@ -172,7 +172,7 @@ TEST(CliBloomStream, FourConcurrentStreamedWritersLoseNothing) {
     });
   }
   for (auto& t : threads) t.join();
-  for (int w = 0; w < writers; ++w) {
+  for (std::size_t w = 0; w < writers; ++w) {
     ASSERT_EQ(results[w].exit_code, 0) << results[w].err;
     EXPECT_NE(results[w].out.find("\"added\":20000"), std::string::npos) << results[w].out;
   }

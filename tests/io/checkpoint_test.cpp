@@ -185,7 +185,7 @@ TEST(CheckpointedStream, ConcurrentStreamsLoseNothing) {
   // Each writer's items appear once each, in its own order.
   std::vector<int> next(writers, 0);
   for (const auto& line : lines) {
-    const int w = line[1] - '0';
+    const auto w = static_cast<std::size_t>(line[1] - '0');
     ASSERT_EQ(line, "w" + std::to_string(w) + ":" + std::to_string(next[w])) << "out of order";
     ++next[w];
   }
