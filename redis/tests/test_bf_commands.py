@@ -253,3 +253,19 @@ def test_measured_fpr_at_or_under_rate(r):
         for start in range(0, 20000, 1000):
             hits += sum(bf.mexists(name, *[f"{name}:out:{i}" for i in range(start, start + 1000)]))
         assert hits / 20000 <= 0.01 + 3 * (0.01 * 0.99 / 20000) ** 0.5, (name, hits)
+
+
+def test_large_filter_dumps_in_chunks_of_at_most_16_mib(r, raw):
+    """A 19 MB layer is dumped in two chunks, each within 16 MiB, and loads back."""
+    r.bf().create("big", 0.01, 15_000_000)
+    r.bf().madd("big", *[f"b{i}" for i in range(1000)])
+    it, sizes = 0, []
+    while True:
+        it, data = raw.execute_command("BF.SCANDUMP", "big", it)
+        if it == 0:
+            break
+        sizes.append(len(data))
+        raw.execute_command("BF.LOADCHUNK", "copy", it, data)
+    assert len(sizes) >= 3 and max(sizes) <= 16 << 20  # header + two word chunks
+    assert raw.execute_command("DEBUG", "DIGEST-VALUE", "big") == \
+        raw.execute_command("DEBUG", "DIGEST-VALUE", "copy")
