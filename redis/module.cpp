@@ -2,12 +2,14 @@
 //
 // Load: redis-server --loadmodule ringbloom.so [ERROR_RATE p] [INITIAL_SIZE n]
 //       [CF_MAX_EXPANSIONS n] [MAX_FILTER_BYTES bytes]
-// (docs/redis.md). OnLoad fetches the API, routes the library's word arrays
-// through RedisModule_TryAlloc (so that used_memory and maxmemory see every
-// filter), declares that our RDB loading handles I/O errors and async
-// replica loading, then creates the data types and the commands.
+// (docs/redis.md). OnLoad fetches the API, routes the library's storage (the
+// arrays of every filter and sketch, through ringbloom/allocator_hook.hpp) to
+// RedisModule_TryAlloc, so that used_memory and maxmemory see every value,
+// declares that our RDB loading handles I/O errors and async replica
+// loading, then creates the data types and the commands.
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -16,7 +18,7 @@
 
 #include "module_api.hpp"
 #include "module_common.hpp"
-#include "ringbloom/filter/detail/bloom_storage.hpp"
+#include "ringbloom/allocator_hook.hpp"
 
 namespace ringbloom::redis {
 
@@ -75,16 +77,23 @@ void module_free(void* p) noexcept {
 
 namespace {
 
-// The library's word arrays through RedisModule_TryAlloc. Redis's allocator
+// The library's arrays through RedisModule_TryAlloc. Redis's allocator
 // aligns to 16 bytes; the blocked filter wants its 512-bit blocks on cache
 // lines, so we over-allocate and keep the allocator's pointer just before
 // the aligned block. Alignments above a cache line (the library asks 2 MiB
 // for huge arrays, to advise huge pages) are served at 64 bytes: Redis
 // recommends transparent huge pages off, and 2 MiB of padding would be
-// counted in used_memory.
+// counted in used_memory. Alignments Redis's allocator already gives (up to
+// that of std::max_align_t: a sketch's counters, a cuckoo filter's bytes)
+// are passed straight through.
 constexpr std::size_t served_alignment = 64;
 
+bool served_directly(std::size_t alignment) noexcept {
+  return alignment <= alignof(std::max_align_t);
+}
+
 void* hook_allocate(std::size_t bytes, std::size_t alignment) {
+  if (served_directly(alignment)) return module_alloc(bytes);
   const std::size_t align = std::min(alignment, served_alignment);
   const std::size_t extra = align + sizeof(void*);
   if (bytes > static_cast<std::size_t>(-1) - extra) throw std::bad_alloc();
@@ -96,14 +105,18 @@ void* hook_allocate(std::size_t bytes, std::size_t alignment) {
   return aligned;
 }
 
-void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t /*alignment*/) noexcept {
+void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noexcept {
   if (p == nullptr) return;
+  if (served_directly(alignment)) {
+    module_free(p);
+    return;
+  }
   void* raw = nullptr;
   std::memcpy(&raw, static_cast<char*>(p) - sizeof(void*), sizeof(void*));
   module_free(raw);
 }
 
-constexpr detail::word_allocator redis_words{hook_allocate, hook_deallocate};
+constexpr allocator_hook redis_storage{hook_allocate, hook_deallocate};
 
 bool parse_settings(api::Ctx* ctx, api::String** argv, int argc) {
   const call c{ctx, argv, argc};
@@ -190,7 +203,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     if (api::IsModuleNameBusy("ringbloom")) return api::err;
     api::SetModuleAttribs(ctx, "ringbloom", 1, api::apiver_1);
     if (!rb::parse_settings(ctx, argv, argc)) return api::err;
-    ringbloom::detail::set_word_allocator(&rb::redis_words);
+    ringbloom::set_allocator_hook(&rb::redis_storage);
     api::SetModuleOptions(ctx, api::option_handle_io_errors | api::option_handle_repl_async_load);
     if (!rb::register_bloom(ctx) || !rb::register_sketches(ctx)) return api::err;
     return api::ok;

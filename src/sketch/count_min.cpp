@@ -102,7 +102,7 @@ count_min_sketch count_min_sketch::from_counters(std::uint32_t width, std::uint3
     throw data_error(fmt::format("a Count-Min sketch of {} x {} has {} counters, but {} were given",
                                  width, depth, s.counters_.size(), counters.size()));
   }
-  s.counters_ = std::move(counters);
+  s.counters_.assign(counters.begin(), counters.end());
   s.total_ = total;
   return s;
 }

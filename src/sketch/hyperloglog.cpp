@@ -90,7 +90,7 @@ hyperloglog hyperloglog::from_registers(unsigned precision, hll_mode mode, std::
         "HyperLogLog register {} holds {}, above the largest possible value {} for precision {}",
         top - registers.begin(), *top, h.max_register(), precision));
   }
-  h.registers_ = std::move(registers);
+  h.registers_.assign(registers.begin(), registers.end());
   return h;
 }
 

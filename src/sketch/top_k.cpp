@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -226,8 +227,8 @@ top_k top_k::from_state(std::uint32_t k, std::uint32_t width, std::uint32_t dept
       throw data_error(fmt::format("Top-K heap slot {} is smaller than its parent", i));
     }
   }
-  t.buckets_ = std::move(buckets);
-  t.heap_ = std::move(heap);
+  t.buckets_.assign(buckets.begin(), buckets.end());
+  t.heap_.assign(std::make_move_iterator(heap.begin()), std::make_move_iterator(heap.end()));
   for (std::size_t i = 0; i < t.heap_.size(); ++i) {
     t.heap_fp_[i] = t.heap_[i].count > 0 ? hash_item(t.heap_[i].item, seed).fingerprint : 0;
   }

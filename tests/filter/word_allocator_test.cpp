@@ -6,9 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string>
 
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
+#include "ringbloom/filter/cuckoo.hpp"
 #include "ringbloom/filter/detail/bloom_storage.hpp"
 
 namespace {
@@ -52,6 +54,24 @@ TEST(WordAllocator, EveryArrayGoesThroughTheHook) {
   const std::size_t before = allocations;
   auto g = ringbloom::blocked_bloom_filter::for_capacity(1000, 0.01);
   EXPECT_EQ(allocations, before);  // the default again
+}
+
+TEST(WordAllocator, CuckooBucketsGoThroughTheSameHook) {
+  ringbloom::detail::set_word_allocator(&counting);
+  live_bytes = 0;
+  {
+    ringbloom::cuckoo_filter f(10'000);
+    EXPECT_EQ(f.memory_bytes(), f.sub_filters()[0].bytes.size());
+    // the sub-filter's bytes and the one-element array of sub-filters
+    EXPECT_EQ(live_bytes, f.memory_bytes() + sizeof(ringbloom::cuckoo_filter::sub_filter));
+    for (int i = 0; i < 30'000; ++i) f.add("item" + std::to_string(i));  // grows
+    ASSERT_GT(f.sub_filters().size(), 1u);
+    EXPECT_GE(live_bytes, f.memory_bytes());
+    const auto copy = f;
+    EXPECT_EQ(copy, f);
+  }
+  EXPECT_EQ(live_bytes, 0u);
+  ringbloom::detail::set_word_allocator(nullptr);
 }
 
 }  // namespace

@@ -48,6 +48,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/allocator_hook.hpp"
+
 namespace ringbloom {
 
 class cuckoo_filter {
@@ -68,7 +70,7 @@ class cuckoo_filter {
   /// bits each (slot s of bucket i at bit (i b + s) bits), little-endian.
   struct sub_filter {
     std::uint64_t buckets = 0;
-    std::vector<std::uint8_t> bytes;  // ceil(buckets b bits / 8) + 7 zero bytes of slack
+    hooked_vector<std::uint8_t> bytes;  // ceil(buckets b bits / 8) + 7 zero bytes of slack
     friend bool operator==(const sub_filter&, const sub_filter&) = default;
   };
 
@@ -149,7 +151,7 @@ class cuckoo_filter {
   std::uint64_t base_buckets_;
   std::uint64_t items_ = 0;
   std::uint64_t deletes_ = 0;
-  std::vector<sub_filter> subs_;
+  hooked_vector<sub_filter> subs_;
 };
 
 // --- cuckoo filter files (docs/format.md, "Cuckoo filter file format") ---------

@@ -43,6 +43,8 @@
 #include <utility>
 #include <vector>
 
+#include "ringbloom/allocator_hook.hpp"
+
 namespace ringbloom {
 
 class count_min_sketch {
@@ -116,7 +118,7 @@ class count_min_sketch {
   bool conservative_;
   std::uint64_t seed_;
   std::uint64_t total_ = 0;
-  std::vector<std::uint32_t> counters_;  // row-major: row r at [r * width, (r + 1) * width)
+  hooked_vector<std::uint32_t> counters_;  // row-major: row r at [r * width, (r + 1) * width)
 };
 
 }  // namespace ringbloom

@@ -49,6 +49,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/allocator_hook.hpp"
+
 namespace ringbloom {
 
 /// Which hash feeds the registers.
@@ -133,7 +135,7 @@ class hyperloglog {
   unsigned precision_;
   hll_mode mode_;
   std::uint64_t seed_;
-  std::vector<std::uint8_t> registers_;
+  hooked_vector<std::uint8_t> registers_;
 };
 
 /// Ertl 2017's improved estimator over a register histogram: `histogram[k]`

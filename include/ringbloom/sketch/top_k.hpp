@@ -39,6 +39,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/allocator_hook.hpp"
+
 namespace ringbloom {
 
 class top_k {
@@ -113,10 +115,10 @@ class top_k {
   double decay_;
   std::uint64_t seed_;
   std::uint64_t rng_;
-  std::vector<double> decay_table_;     // decay^c for c < 256
-  std::vector<bucket> buckets_;         // row-major
-  std::vector<entry> heap_;             // min-heap by count, size k
-  std::vector<std::uint32_t> heap_fp_;  // fingerprints of heap_, scanned by find_in_heap
+  hooked_vector<double> decay_table_;     // decay^c for c < 256
+  hooked_vector<bucket> buckets_;         // row-major
+  hooked_vector<entry> heap_;             // min-heap by count, size k
+  hooked_vector<std::uint32_t> heap_fp_;  // fingerprints of heap_, scanned by find_in_heap
 };
 
 }  // namespace ringbloom

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "ringbloom/allocator_hook.hpp"
+
 namespace ringbloom::detail {
 
 /// Arrays of at least this many bytes are 2 MiB aligned and asked to be
@@ -28,29 +30,16 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 /// memory works the same either way. Call before the pages are touched.
 void advise_huge_pages(void* p, std::size_t bytes) noexcept;
 
-/// A replacement for the allocation of every owned word array, for a host
-/// that must account for memory itself (the Redis module routes the arrays
-/// through RedisModule_Alloc so that used_memory and maxmemory see them).
-/// `allocate` returns `bytes` bytes aligned to at least min(alignment, 64),
-/// or throws std::bad_alloc; `deallocate` frees what it returned.
-struct word_allocator {
-  void* (*allocate)(std::size_t bytes, std::size_t alignment);
-  void (*deallocate)(void* p, std::size_t bytes, std::size_t alignment) noexcept;
-};
+/// The hook of every owned word array: the library-wide allocator_hook
+/// (ringbloom/allocator_hook.hpp), which the sketches and the cuckoo filter
+/// share. These names remain for the filters' callers.
+using word_allocator = allocator_hook;
 
-/// The installed word_allocator; nullptr (the default) is aligned operator
-/// new, with huge-page advice for large arrays.
 [[nodiscard]] inline const word_allocator*& installed_word_allocator() noexcept {
-  static const word_allocator* installed = nullptr;
-  return installed;
+  return installed_allocator_hook();
 }
 
-/// Installs `hook` for the whole process (nullptr: the default again). Off
-/// unless called. Call it before any filter exists and never while one does:
-/// an array must go back to the allocator it came from. Not synchronised.
-inline void set_word_allocator(const word_allocator* hook) noexcept {
-  installed_word_allocator() = hook;
-}
+inline void set_word_allocator(const word_allocator* hook) noexcept { set_allocator_hook(hook); }
 
 /// An allocator that aligns every array to `Align` bytes (huge_page_bytes for
 /// arrays that large, which are also advised to use huge pages), or asks the
