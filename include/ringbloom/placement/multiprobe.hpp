@@ -57,17 +57,17 @@ class multiprobe_placement final : public placement {
   [[nodiscard]] std::uint64_t key_hash(std::string_view key) const override;
   [[nodiscard]] std::uint32_t node_index_for_hash(std::uint64_t h) const override {
     std::uint64_t best_distance = ~std::uint64_t{0};
-    std::uint32_t best = 0;
+    std::size_t best = 0;  // the point; its owner is read once, at the end
     for (std::uint32_t p = 0; p < options_.probes; ++p) {
       const std::uint64_t probe = detail::mix_index(h, p);
       const std::size_t at = circle_.successor(probe);
       const std::uint64_t distance = circle_.position(at) - probe;  // wraps past 2^64
       if (distance < best_distance) {
         best_distance = distance;
-        best = circle_.owner(at);
+        best = at;
       }
     }
-    return best;
+    return circle_.owner(best);
   }
   [[nodiscard]] std::size_t node_count() const noexcept override { return names_.size(); }
   [[nodiscard]] const std::string& node_name(std::uint32_t index) const override;
