@@ -137,10 +137,10 @@ TEST(Multiprobe, EveryNodesShareIsTheAlgorithmsExactExpectation) {
   EXPECT_EQ(got["n47"], std::size_t{69});  // of 83 expected (400,000 x 0.0208%): a real sliver
 }
 
-// The paper's 1.05 for 21 probes is an average over node sets: over 20
-// random sets of 100 names the expected peak/avg averages 1.049, and 2 of the
-// 20 are above 1.07. The minimum share is the algorithm's weak side: a
-// typical set's smallest node gets a fifth of a fair share.
+// The paper's 1.05 for 21 probes is an average over node sets: over these
+// 20 sets of 100 names the expected peak/avg averages 1.054, and 3 of the
+// 20 are above 1.07. The minimum share is the algorithm's weak side: the
+// median set's smallest node gets an eighth of a fair share.
 TEST(Multiprobe, TwentyOneProbesAverageAPeakOf1_05OverNodeSets) {
   double sum = 0, smallest_median = 0;
   std::vector<double> smallest;

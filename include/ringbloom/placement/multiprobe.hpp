@@ -7,8 +7,11 @@
 // fmix64(key_hash ^ (p + 1) * 2^64/phi); each probe finds the first node
 // point at or after it, and the key goes to the node whose point is closest
 // after any of its probes. With k probes the peak-to-average load is about
-// 1 + 1/k (the paper: k = 21 gives a peak-to-mean of 1.05), with N points of
-// memory instead of N x vnodes.
+// 1 + 1/k on average over node sets (the paper: k = 21 gives 1.05; a given
+// set may be at 1.08), with N points of memory instead of N x vnodes. The
+// smallest share is the weak side: a node whose point falls an arc L after
+// another's gets about k x L of the keys, a sliver when L is short
+// (docs/placement.md, "Multi-probe's balance").
 //
 // When to use it. Large fleets where vnode memory matters and lookups are
 // rare enough to afford k successor searches (about k x 4 ns). No weights
