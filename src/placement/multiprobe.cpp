@@ -36,7 +36,10 @@ void multiprobe_placement::rebuild() {
   points.reserve(names_.size());
   for (std::uint32_t i = 0; i < names_.size(); ++i)
     points.push_back({xxh3_64(names_[i], options_.seed), i});
-  circle_ = detail::point_circle(std::move(points), names_);
+  // Four index buckets per point: a probe almost never meets a bucket of
+  // more than two points (Poisson(1/4): 0.2% against 8% with one bucket
+  // per point), for 16 bytes per node.
+  circle_ = detail::point_circle(std::move(points), names_, 2);
 }
 
 const std::string& multiprobe_placement::node_name(std::uint32_t index) const {

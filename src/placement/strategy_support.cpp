@@ -84,7 +84,8 @@ void unsupported(std::string_view strategy, std::string_view what, std::string_v
   throw std::invalid_argument(fmt::format("{} cannot {}; {}", strategy, what, instead));
 }
 
-point_circle::point_circle(std::vector<point> points, const std::vector<std::string>& names) {
+point_circle::point_circle(std::vector<point> points, const std::vector<std::string>& names,
+                           int extra_index_bits) {
   if (points.size() >= 0xFFFF'FFFFu) {
     throw std::invalid_argument("a circle of 2^32 or more points; give fewer nodes or points");
   }
@@ -100,9 +101,10 @@ point_circle::point_circle(std::vector<point> points, const std::vector<std::str
     owners_.push_back(p.owner);
   }
   count_ = static_cast<std::uint32_t>(points.size());
-  // About one point per bucket: 2^bits buckets with 2^bits >= points.
+  // About one point per bucket: 2^bits buckets with 2^bits >= points (times
+  // 2^extra_index_bits).
   const int bits = points.size() <= 1 ? 0 : static_cast<int>(std::bit_width(points.size() - 1));
-  shift_ = 64 - std::max(bits, 1);
+  shift_ = 64 - std::clamp(bits + extra_index_bits, 1, 32);
   const std::uint64_t buckets = std::uint64_t{1} << (64 - shift_);
   index_.assign(buckets + 1, 0);
   std::size_t at = 0;

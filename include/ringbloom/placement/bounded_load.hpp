@@ -97,6 +97,7 @@ class bounded_load_placement final : public placement {
 
  private:
   void rebuild();
+  void refresh_capacity() noexcept;
 
   bounded_load_options options_;
   std::vector<std::string> names_;
@@ -104,6 +105,8 @@ class bounded_load_placement final : public placement {
   std::vector<std::uint64_t> loads_;
   std::uint64_t assigned_ = 0;
   double total_weight_ = 0;
+  bool equal_weights_ = true;  // every node has the same capacity:
+  double equal_capacity_ = 0;  // that capacity for the next key
   detail::point_circle circle_;
 };
 

@@ -7,8 +7,11 @@
 // fmix64(key_hash ^ (p + 1) * 2^64/phi); each probe finds the first node
 // point at or after it, and the key goes to the node whose point is closest
 // after any of its probes. With k probes the peak-to-average load is about
-// 1 + 1/k (the paper: k = 21 gives a peak-to-mean of 1.05), with N points of
-// memory instead of N x vnodes.
+// 1 + 1/k on average over node sets (the paper: k = 21 gives 1.05; a given
+// set may be at 1.08), with N points of memory instead of N x vnodes. The
+// smallest share is the weak side: a node whose point falls an arc L after
+// another's gets about k x L of the keys, a sliver when L is short
+// (docs/placement.md, "Multi-probe's balance").
 //
 // When to use it. Large fleets where vnode memory matters and lookups are
 // rare enough to afford k successor searches (about k x 4 ns). No weights
@@ -57,17 +60,17 @@ class multiprobe_placement final : public placement {
   [[nodiscard]] std::uint64_t key_hash(std::string_view key) const override;
   [[nodiscard]] std::uint32_t node_index_for_hash(std::uint64_t h) const override {
     std::uint64_t best_distance = ~std::uint64_t{0};
-    std::uint32_t best = 0;
+    std::size_t best = 0;  // the point; its owner is read once, at the end
     for (std::uint32_t p = 0; p < options_.probes; ++p) {
       const std::uint64_t probe = detail::mix_index(h, p);
       const std::size_t at = circle_.successor(probe);
       const std::uint64_t distance = circle_.position(at) - probe;  // wraps past 2^64
       if (distance < best_distance) {
         best_distance = distance;
-        best = circle_.owner(at);
+        best = at;
       }
     }
-    return best;
+    return circle_.owner(best);
   }
   [[nodiscard]] std::size_t node_count() const noexcept override { return names_.size(); }
   [[nodiscard]] const std::string& node_name(std::uint32_t index) const override;
