@@ -67,12 +67,13 @@ merkle_section measure_merkle(const merkle_tour_options& options) {
   s.rows = options.rows;
   s.depth = options.depth;
   s.sweep_differences = options.sweep_differences;
+  // One build, at the deepest depth; everything else is coarsened from it or
+  // made by incremental updates (both exact, merkle_tree.hpp).
   const unsigned deepest = std::max(options.depth, options.depth_sweep.back());
   const merkle_tree a = replica_a(options.rows, deepest);
   const merkle_tree a_at_depth = a.coarsened(options.depth);
   for (const std::uint64_t d : options.differences) {
-    const merkle_tree b = replica_b(a, options.rows, d).coarsened(options.depth);
-    const merkle_diff result = diff(a_at_depth, b);
+    const merkle_diff result = diff(a_at_depth, replica_b(a_at_depth, options.rows, d));
     s.exchanges.push_back({d, result.leaves.size(), result.digests_exchanged, d * options.depth * 2,
                            result.rows_a, options.rows});
   }
