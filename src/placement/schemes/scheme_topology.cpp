@@ -382,8 +382,16 @@ std::string scheme_topology_json(const placement& p) {
     if (key == "nodes") {
       out += "[";
       for (std::size_t i = 0; i < value.size(); ++i) {
-        out += (i == 0 ? "\n    " : ",\n    ") +
-               value[i].dump(-1, ' ', false, json::error_handler_t::replace);
+        out += i == 0 ? "\n    " : ",\n    ";
+        try {
+          out += value[i].dump();  // strict: a name must be valid UTF-8
+        } catch (const json::exception&) {
+          throw data_error(
+              fmt::format("the name of node {} is not valid UTF-8; a topology file is JSON text, "
+                          "so rename the server "
+                          "(or save its text in UTF-8)",
+                          i + 1));
+        }
       }
       out += value.empty() ? "]" : "\n  ]";
     } else {

@@ -63,7 +63,8 @@ namespace ringbloom::schemes {
 [[nodiscard]] std::unique_ptr<placement> load_scheme_topology(const std::filesystem::path& path);
 
 /// The topology text of `p` (an nginx, haproxy, twemproxy or redis-cluster
-/// placement); std::invalid_argument for any other placement. Stable bytes.
+/// placement); std::invalid_argument for any other placement, data_error
+/// when a node name is not valid UTF-8. Stable bytes.
 [[nodiscard]] std::string scheme_topology_json(const placement& p);
 
 /// Writes scheme_topology_json(p) to `path` atomically.
