@@ -58,6 +58,7 @@ cassandra_placement::cassandra_placement(std::vector<cassandra_node> nodes,
     ring_.push_back(t);
     owners_.push_back(o);
   }
+  index_ = detail::index64(ring_);
   if (replication_.network_topology) {
     build_network_topology();
   } else {
@@ -143,8 +144,8 @@ std::uint64_t cassandra_placement::key_hash(std::string_view key) const {
 
 std::size_t cassandra_placement::ring_index(std::uint64_t h) const {
   if (ring_.empty()) detail::throw_empty(kind);
-  const auto it = std::lower_bound(ring_.begin(), ring_.end(), h);  // bisect_left
-  return it == ring_.end() ? 0 : static_cast<std::size_t>(it - ring_.begin());
+  const std::size_t i = index_.first_at_or_after(ring_, h);  // bisect_left
+  return i == ring_.size() ? 0 : i;
 }
 
 std::uint32_t cassandra_placement::node_index_for_hash(std::uint64_t h) const {

@@ -112,13 +112,14 @@ void envoy_ring_hash_placement::rebuild(std::vector<envoy_host> hosts) {
     positions_.push_back(pos);
     owners_.push_back(owner);
   }
+  index_ = detail::index64(positions_);
 }
 
 std::uint32_t envoy_ring_hash_placement::node_index_for_hash(std::uint64_t h) const {
   if (positions_.empty()) detail::throw_empty(kind_name());
   // chooseHost's ketama search: the first point >= h, wrapping to point 0.
-  const auto it = std::lower_bound(positions_.begin(), positions_.end(), h);
-  return owners_[it == positions_.end() ? 0 : static_cast<std::size_t>(it - positions_.begin())];
+  const std::size_t i = index_.first_at_or_after(positions_, h);
+  return owners_[i == positions_.size() ? 0 : i];
 }
 
 void envoy_ring_hash_placement::add_node(const placement_node& node) {
@@ -145,7 +146,8 @@ unsigned envoy_ring_hash_placement::supports() const noexcept {
 }
 
 std::size_t envoy_ring_hash_placement::memory_bytes() const noexcept {
-  return positions_.capacity() * sizeof(std::uint64_t) + owners_.capacity() * sizeof(std::uint32_t);
+  return positions_.capacity() * sizeof(std::uint64_t) +
+         owners_.capacity() * sizeof(std::uint32_t) + index_.memory_bytes();
 }
 
 std::unique_ptr<placement> envoy_ring_hash_placement::clone() const {

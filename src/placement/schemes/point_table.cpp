@@ -25,4 +25,17 @@ point_table::point_table(const std::vector<point>& points) {
   }
 }
 
+index64::index64(const std::vector<std::uint64_t>& positions) {
+  int bits = 1;
+  while (bits < 24 && (std::size_t{1} << bits) < positions.size()) ++bits;
+  shift_ = 64 - bits;
+  const std::size_t buckets = std::size_t{1} << bits;
+  index_.assign(buckets + 1, static_cast<std::uint32_t>(positions.size()));
+  std::size_t p = 0;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    while (p < positions.size() && (positions[p] >> shift_) < b) ++p;
+    index_[b] = static_cast<std::uint32_t>(p);
+  }
+}
+
 }  // namespace ringbloom::schemes::detail

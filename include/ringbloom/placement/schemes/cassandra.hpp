@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "ringbloom/placement/placement.hpp"
+#include "ringbloom/placement/schemes/point_table.hpp"
 
 namespace ringbloom::schemes {
 
@@ -109,6 +110,7 @@ class cassandra_placement final : public placement {
   std::vector<std::uint64_t> ring_;                   // tokens, sign bit flipped, ascending
   std::vector<std::uint32_t> owners_;                 // node index per ring token
   std::vector<std::vector<std::uint32_t>> replicas_;  // per ring token
+  detail::index64 index_;
 };
 
 }  // namespace ringbloom::schemes

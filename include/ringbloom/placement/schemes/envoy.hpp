@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "ringbloom/placement/placement.hpp"
+#include "ringbloom/placement/schemes/point_table.hpp"
 
 namespace ringbloom::schemes {
 
@@ -105,6 +106,7 @@ class envoy_ring_hash_placement final : public placement {
   std::uint64_t max_ring_ = default_maximum_ring_size;
   std::vector<std::uint64_t> positions_;
   std::vector<std::uint32_t> owners_;
+  detail::index64 index_;
 };
 
 class envoy_maglev_placement final : public placement {

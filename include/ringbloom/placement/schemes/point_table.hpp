@@ -56,4 +56,33 @@ class point_table {
   int shift_ = 31;
 };
 
+/// The same index over sorted 64-bit positions kept by the caller (Envoy's
+/// ring hash, Cassandra's tokens): the first position >= h is found from a
+/// bucket on the top bits of h and a short scan.
+class index64 {
+ public:
+  index64() = default;
+  /// `positions` ascending; the index refers to it and must be rebuilt
+  /// whenever it changes.
+  explicit index64(const std::vector<std::uint64_t>& positions);
+
+  /// The index of the first position >= h, or positions.size() if none.
+  [[nodiscard]] std::size_t first_at_or_after(const std::vector<std::uint64_t>& positions,
+                                              std::uint64_t h) const noexcept {
+    const std::uint64_t bucket = h >> shift_;
+    std::uint32_t lo = index_[bucket];
+    const std::uint32_t hi = index_[bucket + 1];
+    while (lo < hi && positions[lo] < h) ++lo;
+    return lo;
+  }
+
+  [[nodiscard]] std::size_t memory_bytes() const noexcept {
+    return index_.capacity() * sizeof(std::uint32_t);
+  }
+
+ private:
+  std::vector<std::uint32_t> index_{0, 0, 0};
+  int shift_ = 63;
+};
+
 }  // namespace ringbloom::schemes::detail
