@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -59,6 +61,7 @@ json info_json(const std::string& file, const cuckoo_filter& f) {
 std::uint64_t in_batches(const std::vector<std::string>& args,
                          const std::function<void(const std::vector<std::string>&)>& fn) {
   if (!args.empty()) {
+    require_single_line(args);
     fn(args);
     return args.size();
   }
@@ -72,6 +75,20 @@ std::uint64_t in_batches(const std::vector<std::string>& args,
   return n;
 }
 
+/// Refuses, before allocating, a first sub-filter this machine cannot hold
+/// (it and its serialized copy). Bucket and fingerprint sizes the library
+/// does not offer are left to it (it refuses them before allocating).
+void require_cuckoo_memory(std::uint64_t capacity, const cuckoo_filter::options& o) {
+  const bool offered =
+      (o.bucket_size == 2 || o.bucket_size == 4) &&
+      (o.fingerprint_bits == 8 || o.fingerprint_bits == 12 || o.fingerprint_bits == 16);
+  if (!offered || capacity / o.bucket_size > cuckoo_filter::max_buckets) return;
+  const std::uint64_t buckets = std::bit_ceil(std::max<std::uint64_t>(1, capacity / o.bucket_size));
+  const std::uint64_t bytes = buckets * o.bucket_size * o.fingerprint_bits / 8;
+  require_memory(2 * bytes, fmt::format("--capacity {}", capacity),
+                 "lower --capacity (the filter grows when it fills up)");
+}
+
 void add_create(CLI::App& cuckoo) {
   struct opts {
     std::string file;
@@ -82,17 +99,23 @@ void add_create(CLI::App& cuckoo) {
   auto o = std::make_shared<opts>();
   auto* cmd = cuckoo.add_subcommand("create", "Create an empty cuckoo filter file");
   cmd->add_option("file", o->file, "The file to write")->required();
-  cmd->add_option("--capacity", o->capacity, "Items the first sub-filter is made for")->required();
-  cmd->add_option("--bucket-size", o->o.bucket_size, "2 (default, as RedisBloom) or 4");
-  cmd->add_option("--fingerprint-bits", o->o.fingerprint_bits, "8 (default), 12 or 16");
-  cmd->add_option("--max-kicks", o->o.max_kicks, "Evictions per insertion, 1..65535 (default 20)");
-  cmd->add_option("--expansion", o->o.expansion,
-                  "Growth factor of each new sub-filter when full, 0 = never grow (default 1)");
-  cmd->add_option("--seed", o->o.seed, "xxh3 seed (default 0)");
+  add_number_option(*cmd, "--capacity", o->capacity, at_least<std::uint64_t>(1),
+                    "Items the first sub-filter is made for")
+      ->required();
+  add_number_option(*cmd, "--bucket-size", o->o.bucket_size, between<std::uint32_t>(2, 4),
+                    "2 (default, as RedisBloom) or 4");
+  add_number_option(*cmd, "--fingerprint-bits", o->o.fingerprint_bits,
+                    between<std::uint32_t>(8, 16), "8 (default), 12 or 16");
+  add_number_option(*cmd, "--max-kicks", o->o.max_kicks, between<std::uint32_t>(1, 65535),
+                    "Evictions per insertion (default 20)");
+  add_number_option(*cmd, "--expansion", o->o.expansion, between<std::uint32_t>(0, 32768),
+                    "Growth factor of each new sub-filter when full, 0 = never grow (default 1)");
+  add_number_option(*cmd, "--seed", o->o.seed, at_least<std::uint64_t>(0), "xxh3 seed (default 0)");
   cmd->add_flag("--force", o->force, "Replace FILE if it exists");
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   set_example(*cmd, "ringbloom cuckoo create sessions.cf --capacity 1000000 --bucket-size 4");
   cmd->callback([o] {
+    require_cuckoo_memory(o->capacity, o->o);
     const cuckoo_filter f(o->capacity, o->o);
     std::error_code ec;
     if (!o->force && fs::exists(fs::symlink_status(o->file, ec))) {
@@ -106,6 +129,33 @@ void add_create(CLI::App& cuckoo) {
                o->file, f.sub_filters()[0].buckets, f.settings().bucket_size,
                f.settings().fingerprint_bits, f.memory_bytes());
   });
+}
+
+/// Refuses, before the batch is added, a batch of `n` items that does not
+/// fit in the slots `f` has, when the sub-filters it then grows (and the
+/// serialized copy) do not fit in memory. A filter may also grow a little
+/// before its slots are all taken; that rarer case is caught by main() as
+/// "ran out of memory", with nothing written either way.
+void require_growth_memory(const cuckoo_filter& f, std::size_t n, const std::string& file) {
+  const auto& s = f.settings();
+  const auto& subs = f.sub_filters();
+  std::uint64_t slots = 0;
+  for (const auto& sub : subs) slots += sub.buckets * s.bucket_size;
+  std::uint64_t buckets = subs.back().buckets;
+  std::uint64_t bytes = f.memory_bytes();
+  for (std::size_t count = subs.size();
+       f.items() + n > slots && s.expansion != 0 && count < cuckoo_filter::max_sub_filters &&
+       buckets <= cuckoo_filter::max_buckets / s.expansion;
+       ++count) {
+    buckets *= s.expansion;
+    slots += buckets * s.bucket_size;
+    bytes += buckets * s.bucket_size * s.fingerprint_bits / 8;
+  }
+  require_memory(2 * bytes,
+                 fmt::format("adding {} items to {} (expansion {}) makes it grow, which", n, file,
+                             s.expansion),
+                 "add fewer items, or create the filter with a larger --capacity and a smaller "
+                 "--expansion");
 }
 
 void add_add(CLI::App& cuckoo) {
@@ -125,6 +175,7 @@ void add_add(CLI::App& cuckoo) {
     with_advice(read_advice, [&] {
       const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
         update_cuckoo_file(o->file, [&](cuckoo_filter& f) {
+          require_growth_memory(f, batch.size(), o->file);
           for (const auto& item : batch) {
             if (!f.add(item)) {
               throw data_error(fmt::format(

@@ -26,6 +26,7 @@
 #include "commands.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/io/file_io.hpp"
 #include "ringbloom/merkle/merkle_file.hpp"
 #include "ringbloom/merkle/merkle_ranges.hpp"
 #include "ringbloom/merkle/merkle_rows.hpp"
@@ -68,6 +69,10 @@ void with_io_advice(std::string_view advice, Fn&& fn) {
   }
 }
 
+/// The most copies of a key --replicas may ask for (as `ring lookup`'s limit
+/// on nodes).
+constexpr std::size_t max_replicas = 100'000;
+
 constexpr std::string_view tree_advice =
     "check the file names and that the directory is writable; trees are made by 'ringbloom "
     "merkle build'";
@@ -91,12 +96,14 @@ struct build_options {
 void limit_to_ring(const build_options& o, merkle_options& options) {
   if (o.ring_file.empty()) {
     if (!o.node.empty() || !o.peer.empty()) {
-      throw usage_error("--node and --peer need --ring FILE (a topology file, see 'ring init')");
+      throw usage_error(
+          "--node and --peer need --ring FILE; give a topology file (see 'ring init') or leave "
+          "them out");
     }
     return;
   }
   if (o.node.empty()) {
-    throw usage_error("--ring needs --node NAME: the node whose ranges the tree covers");
+    throw usage_error("--ring needs --node NAME; name the node whose ranges the tree covers");
   }
   const hash_ring ring = build_ring(load_topology(o.ring_file));
   if (o.hash_opt->count() > 0 && options.key_hash != ring.options().hash) {
@@ -112,6 +119,10 @@ void limit_to_ring(const build_options& o, merkle_options& options) {
 }
 
 void run_build(const build_options& o) {
+  // The tree (2^(d+1) digests of 16 bytes, 2^d row counts) and its file.
+  const std::uint64_t leaves = std::uint64_t{1} << o.depth;
+  require_memory(2 * (leaves * 40), fmt::format("--depth {}", o.depth), "give a smaller --depth");
+  if (o.rows != "-") (void)io::check_input(o.rows);
   merkle_options options;
   options.depth = o.depth;
   options.key_hash = parse_hash(o.hash);
@@ -149,13 +160,16 @@ void add_build(CLI::App& merkle) {
   cmd->add_option("rows", o->rows, "The rows file, one key<TAB>value a line; '-' reads stdin")
       ->required();
   cmd->add_option("-o,--output", o->out, "The tree file to write")->required();
-  cmd->add_option("--depth", o->depth, "2^depth leaves, 1..22 (default 16)");
+  add_number_option(*cmd, "--depth", o->depth,
+                    between<unsigned>(merkle_tree::min_depth, merkle_tree::max_depth),
+                    "2^depth leaves (default 16)");
   o->hash_opt =
       cmd->add_option("--hash", o->hash, "The key hash: xxh3 (default), sha256, md5, poly31");
   cmd->add_option("--ring", o->ring_file, "A topology file: cover only the ranges --node holds");
   cmd->add_option("--node", o->node, "With --ring: the node whose ranges the tree covers");
   cmd->add_option("--peer", o->peer, "With --ring: also limit to the ranges this replica holds");
-  cmd->add_option("--replicas", o->replicas, "With --ring: copies of each key (default 1)");
+  add_number_option(*cmd, "--replicas", o->replicas, between<std::size_t>(1, max_replicas),
+                    "With --ring: copies of each key (default 1)");
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom merkle build replica-a.tsv -o a.rbm --depth 16");
   cmd->callback([o] { with_io_advice(tree_advice, [&] { run_build(*o); }); });
@@ -238,6 +252,10 @@ void run_diff(const diff_options& o, context& ctx) {
   }
   std::vector<key_difference> keys;
   const bool with_rows = !o.rows_a.empty();
+  if (with_rows) {
+    (void)io::check_input(o.rows_a);
+    (void)io::check_input(o.rows_b);
+  }
   if (with_rows && !d.empty()) {
     const auto rows_a = collect(a, d, o.rows_a);
     const auto rows_b = collect(b, d, o.rows_b);

@@ -288,12 +288,34 @@ std::unique_ptr<placement> import_twemproxy(const std::string&, const std::strin
 }
 #endif
 
+/// The largest configuration file read (a real one is a few kilobytes).
+constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
+
+/// Refuses a configuration holding a control byte (other than tab and CR):
+/// binary or compressed data, never a text configuration.
+void refuse_binary(std::string_view text, const std::string& file) {
+  std::uint64_t line = 1;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      ++line;
+    } else if ((byte < 0x20 && c != '\t' && c != '\r') || byte == 0x7f) {
+      throw data_error(fmt::format(
+          "{}:{}: holds the control byte {:#04x}, which no text configuration has; give the "
+          "text file itself (not a binary or compressed one)",
+          file, line, byte));
+    }
+  }
+}
+
 void run_import(const import_options& o) {
-  const std::string text = io::read_file(o.file);
+  const std::string text = io::read_file(o.file, max_config_bytes);
+  refuse_binary(text, o.file);
   std::unique_ptr<placement> p;
   const auto require = [&](const std::string& value, const char* flag) {
     if (value.empty())
-      throw usage_error(fmt::format("ring import {} needs {} NAME", o.system, flag));
+      throw usage_error(
+          fmt::format("ring import {} needs {} NAME; name the section to read", o.system, flag));
   };
   if (o.system == "nginx") {
     require(o.upstream, "--upstream");
@@ -315,6 +337,7 @@ void run_import(const import_options& o) {
                     "redis-cluster, cassandra or envoy",
                     o.system));
   }
+  require_node_names(*p, o.file);
   const std::string topology = schemes::scheme_topology_json(*p);
   if (o.output.empty() || o.output == "-") {
     fmt::print("{}", topology);
@@ -344,7 +367,8 @@ void add_ring_import(CLI::App& ring) {
   cmd->add_option("--pool", o->pool,
                   "twemproxy: the pool to read (optional when the file has one)");
   cmd->add_option("--cluster", o->cluster, "envoy: the cluster to read (RING_HASH or MAGLEV)");
-  cmd->add_option("--rf", o->rf, "cassandra: SimpleStrategy replication factor (default 1)");
+  add_number_option(*cmd, "--rf", o->rf, between<std::uint32_t>(1, 100'000),
+                    "cassandra: SimpleStrategy replication factor (default 1)");
   cmd->add_option("--dc-rf", o->dc_rf,
                   "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)");
   cmd->add_option("-o,--output", o->output,
@@ -352,7 +376,21 @@ void add_ring_import(CLI::App& ring) {
   cmd->add_flag("--json", o->json, "Print only the topology JSON (no summary on stderr)");
   set_example(
       *cmd, "ringbloom ring import nginx /etc/nginx/nginx.conf --upstream backend -o backend.json");
-  cmd->callback([o] { run_import(*o); });
+  cmd->callback([o] {
+#if defined(RINGBLOOM_HAVE_YAML_CPP)
+    try {
+      run_import(*o);
+    } catch (const data_error& e) {  // every refusal says what to do
+      if (std::string_view(e.what()).find("; ") != std::string_view::npos) throw;
+      throw data_error(fmt::format("{}; fix that line of the file and import again", e.what()));
+    } catch (const YAML::Exception& e) {  // a value of the wrong type (as<...>)
+      throw data_error(fmt::format("{}:{}: a value of the wrong type ({}); fix the file", o->file,
+                                   e.mark.line + 1, e.msg));
+    }
+#else
+    run_import(*o);
+#endif
+  });
 }
 
 }  // namespace ringbloom::cli

@@ -223,6 +223,42 @@ struct simulate_options {
   std::string change;
 };
 
+// Bounds of --strategy (issue 17), checked before any work: every strategy is
+// built for each step, and every key looked up in each.
+void check_strategy_work(const simulate_options& o, const std::vector<placement_node>& nodes,
+                         const std::vector<placement_step>& steps) {
+  constexpr std::size_t max_strategy_nodes = 10'000;   // 3 s and 150 MB for all strategies
+  constexpr std::uint64_t max_key_steps = 20'000'000;  // keys x changes
+  for (const auto& n : nodes) check_node_name(n.name);
+  for (const auto& s : steps) check_node_name(s.name);
+  if (nodes.size() + steps.size() > max_strategy_nodes) {
+    throw usage_error(fmt::format(
+        "--strategy with {} nodes and {} changes is more than the {} nodes and changes it "
+        "compares; give fewer --nodes or changes",
+        nodes.size(), steps.size(), max_strategy_nodes));
+  }
+  if (steps.empty()) {
+    throw usage_error(
+        "--strategy compares a change, and none was given; add --change add:NAME (or "
+        "remove:NAME, reweight:NAME=W), --add or --remove");
+  }
+  const std::uint64_t points = std::uint64_t{o.ring.vnodes} * (nodes.size() + steps.size());
+  if (points > max_topology_points) {
+    throw usage_error(fmt::format(
+        "--vnodes {} for {} nodes and changes makes {} ring points, more than the limit of {}; "
+        "give fewer --vnodes",
+        o.ring.vnodes, nodes.size() + steps.size(), points, max_topology_points));
+  }
+  if (o.keys * std::max<std::uint64_t>(steps.size(), 1) > max_key_steps) {
+    throw usage_error(fmt::format(
+        "--strategy with --keys {} and {} changes asks for {} key lookups per strategy, more "
+        "than {}; give fewer keys or changes",
+        o.keys, steps.size(), o.keys * steps.size(), max_key_steps));
+  }
+  require_memory(o.keys * (sizeof(std::string) + o.key_format.size() + 24),
+                 fmt::format("--keys {}", o.keys), "give fewer --keys");
+}
+
 // --strategy: the same nodes, keys and change for each placement strategy
 // (simulate_strategies.cpp prints the table).
 void run_strategy_simulate(const simulate_options& o) {
@@ -248,6 +284,7 @@ void run_strategy_simulate(const simulate_options& o) {
       throw usage_error(fmt::format("--change: {}", e.what()));
     }
   }
+  check_strategy_work(o, nodes, steps);
   strategy_options options;
   if (o.ring.vnodes != 0) options.ring_vnodes = o.ring.vnodes;
   if (!o.ring.hash.empty()) options.ring_hash = parse_hash(o.ring.hash);
@@ -765,10 +802,9 @@ void add_diff(CLI::App& ring) {
       "diff", "Print the movement plan between two topology files: which hash ranges move where");
   cmd->add_option("old", o->old_file, "The topology before")->required();
   cmd->add_option("new", o->new_file, "The topology after")->required();
-  cmd->add_option(
-      "--keys", o->keys,
-      "Also count how many of K keys move (1.." + std::to_string(max_keys) +
-          "); for a system scheme also a FILE of keys, whose moved keys are listed");
+  cmd->add_option("--keys", o->keys,
+                  "Also count how many of K keys move (1.." + std::to_string(max_keys) +
+                      "); for a system scheme also a FILE of keys, whose moved keys are listed");
   cmd->add_option("--key-format", o->key_format,
                   "Key pattern, {} is the key number (default key-{})");
   cmd->add_flag("--json", o->json, "Print as JSON");

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -16,6 +17,7 @@
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/placement/schemes/redis_cluster.hpp"
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
+#include "ringbloom/placement/topology.hpp"
 
 namespace ringbloom::cli {
 namespace {
@@ -43,7 +45,8 @@ std::vector<placement_node> parse_node_list(std::string_view list, std::size_t f
   std::vector<placement_node> nodes;
   if (const auto count = parse_count(trim(list))) {
     if (*count > 100000)
-      throw usage_error(fmt::format("{} nodes is more than this command makes (100000)", *count));
+      throw usage_error(fmt::format(
+          "{} nodes is more than this command makes (100000); give at most 100000", *count));
     for (std::uint64_t i = 0; i < *count; ++i)
       nodes.push_back({fmt::format("n{}", first + i), 1.0});
     return nodes;
@@ -74,6 +77,7 @@ std::vector<placement_node> parse_node_list(std::string_view list, std::size_t f
 std::unique_ptr<placement> from_nodes(const std::string& scheme,
                                       const std::vector<placement_node>& nodes) {
   try {
+    for (const auto& n : nodes) check_node_name(n.name);
     return schemes::make_scheme_placement(scheme, nodes);
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
@@ -82,6 +86,7 @@ std::unique_ptr<placement> from_nodes(const std::string& scheme,
 
 std::unique_ptr<placement> load(const std::string& file) {
   std::unique_ptr<placement> p = schemes::load_scheme_topology(file);
+  require_node_names(*p, file);
   if (p->node_count() == 0) throw data_error(fmt::format("{}: the topology has no nodes", file));
   return p;
 }
@@ -116,6 +121,11 @@ struct key_source {
   }
 };
 
+/// The most keys a count may ask for (as `ring diff` for native rings), and
+/// the largest keys file.
+constexpr std::uint64_t max_scheme_keys = 100'000'000;
+constexpr std::uint64_t max_keys_file_bytes = std::uint64_t{1} << 30;
+
 key_source make_keys(const std::string& keys, const std::string& format,
                      std::uint64_t default_count) {
   key_source src;
@@ -126,11 +136,16 @@ key_source make_keys(const std::string& keys, const std::string& format,
   }
   if (keys.empty()) {
     src.count = default_count;
-  } else if (const auto n = parse_count(keys)) {
-    src.count = *n;
+  } else if (keys.find_first_not_of("+-0123456789") == std::string::npos) {
+    // A count, read as `ring diff` reads it for native rings (no wrap-around).
+    src.count =
+        parse_number<std::uint64_t>(keys, "--keys", between<std::uint64_t>(1, max_scheme_keys));
   } else {
     src.is_file = true;
-    const std::string text = io::read_file(keys);
+    const std::string text = io::read_file(keys, max_keys_file_bytes);
+    const auto lines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    require_memory(lines * (sizeof(std::string) + 32),
+                   fmt::format("--keys {} ({} lines)", keys, lines), "give a file with fewer keys");
     std::size_t pos = 0;
     while (pos < text.size()) {
       std::size_t end = text.find('\n', pos);
@@ -145,6 +160,16 @@ key_source make_keys(const std::string& keys, const std::string& format,
 }
 
 }  // namespace
+
+void require_node_names(const placement& p, std::string_view source) {
+  for (std::uint32_t i = 0; i < p.node_count(); ++i) {
+    try {
+      check_node_name(p.node_name(i));
+    } catch (const std::invalid_argument& e) {
+      throw data_error(fmt::format("{}: {}", source, e.what()));
+    }
+  }
+}
 
 bool uses_system_scheme(const std::string& scheme, const std::string& file) {
   if (schemes::is_system_scheme(scheme)) return true;

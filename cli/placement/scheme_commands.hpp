@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ringbloom/placement/placement.hpp"
@@ -19,6 +20,11 @@ void add_ring_import(CLI::App& ring);
 
 /// Whether `scheme` is a system scheme, or `file` (if not empty) is a
 /// topology whose "scheme" is one. Reads the file; throws what reading does.
+/// Throws data_error "<source>: node name ... ; ..." unless every node name of
+/// `p` follows the ring's rule (check_node_name: no control characters, no
+/// commas, 1 to 256 bytes), so that `key<TAB>node` output stays one line.
+void require_node_names(const placement& p, std::string_view source);
+
 [[nodiscard]] bool uses_system_scheme(const std::string& scheme, const std::string& file);
 
 /// `ring lookup` for a system scheme: from a topology file, or --scheme with

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,6 +58,7 @@ void refuse_existing(const std::string& file, bool force) {
 std::uint64_t in_batches(const std::vector<std::string>& args,
                          const std::function<void(const std::vector<std::string>&)>& apply) {
   if (!args.empty()) {
+    require_single_line(args);
     apply(args);
     return args.size();
   }
@@ -106,12 +108,15 @@ void add_hll(CLI::App& app) {
     auto o = std::make_shared<opts>();
     auto* cmd = hll->add_subcommand("create", "Create an empty HyperLogLog file");
     cmd->add_option("file", o->file, "The file to write")->required();
-    auto* p = cmd->add_option("--precision", o->precision,
-                              "p in 4..18: 2^p registers, error about 1.04/sqrt(2^p) (default 14)");
+    auto* p =
+        add_number_option(*cmd, "--precision", o->precision,
+                          between<unsigned>(hyperloglog::min_precision, hyperloglog::max_precision),
+                          "p: 2^p registers, error about 1.04/sqrt(2^p) (default 14)");
     cmd->add_flag("--redis", o->redis,
                   "Redis 7.0 mode: Redis's hash and p = 14, so export-redis writes a string "
                   "Redis reads as PFADD would have made it");
-    cmd->add_option("--seed", o->seed, "xxh3 seed (native mode; default 0)");
+    add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),
+                      "xxh3 seed (native mode; default 0)");
     cmd->add_flag("--force", o->force, "Replace FILE if it exists");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");
     set_example(*cmd, "ringbloom hll create visitors.hll --precision 14");
@@ -267,7 +272,9 @@ void add_hll(CLI::App& app) {
     set_example(*cmd, "ringbloom hll import-redis visitors.blob -o visitors.hll");
     cmd->callback([o] {
       with_advice("check the file names", [&] {
-        const std::string bytes = io::read_file(o->blob);
+        // A Redis HLL string is at most 12,304 bytes (dense); 1 MiB bounds a
+        // mistaken file or pipe.
+        const std::string bytes = io::read_file(o->blob, std::uint64_t{1} << 20);
         hyperloglog h = [&] {
           try {
             return from_redis_string(bytes);
@@ -367,6 +374,20 @@ std::pair<std::string_view, std::uint32_t> parse_increment(std::string_view line
   return {line.substr(0, tab), n};
 }
 
+/// Refuses, before allocating, a Count-Min sketch of more than 2^31 counters
+/// (the library's limit) or more than this machine can hold (the sketch and
+/// its serialized copy); `what` names the options that asked for it.
+void require_cms_size(std::uint32_t width, std::uint32_t depth, const std::string& what) {
+  const std::uint64_t counters = std::uint64_t{width} * depth;
+  if (counters > (std::uint64_t{1} << 31)) {
+    throw usage_error(
+        fmt::format("{} asks for {} counters, more than the 2^31 a Count-Min sketch "
+                    "may have; lower --width or --depth (or raise --error)",
+                    what, counters));
+  }
+  require_memory(2 * 4 * counters, what, "lower --width or --depth (or raise --error)");
+}
+
 void add_cms(CLI::App& app) {
   auto* cms = app.add_subcommand(
       "cms", "Count-Min sketches (frequencies, never under): create, incr, query, merge, info");
@@ -387,18 +408,24 @@ void add_cms(CLI::App& app) {
     auto o = std::make_shared<opts>();
     auto* cmd = cms->add_subcommand("create", "Create an empty Count-Min sketch file");
     cmd->add_option("file", o->file, "The file to write")->required();
-    o->w = cmd->add_option("--width", o->width, "Counters per row (with --depth)");
-    o->d = cmd->add_option("--depth", o->depth, "Rows, 1..64 (with --width)");
-    o->e = cmd->add_option("--error", o->error,
-                           "eps in (0, 1): estimates within eps x N (with --probability)");
-    o->p = cmd->add_option("--probability", o->probability,
-                           "delta in (0, 1): the chance an estimate misses that bound");
+    o->w = add_number_option(*cmd, "--width", o->width,
+                             between<std::uint32_t>(1, count_min_sketch::max_width),
+                             "Counters per row (with --depth)");
+    o->d = add_number_option(*cmd, "--depth", o->depth,
+                             between<std::uint32_t>(1, count_min_sketch::max_depth),
+                             "Rows (with --width)");
+    o->e = add_number_option(*cmd, "--error", o->error, number_range<double>{0, 1, true, true},
+                             "eps: estimates within eps x N (with --probability)",
+                             "for example --error 0.001");
+    o->p = add_number_option(
+        *cmd, "--probability", o->probability, number_range<double>{0, 1, true, true},
+        "delta: the chance an estimate misses that bound", "for example --probability 0.01");
     cmd->add_flag("--conservative", o->conservative,
                   "Conservative update: fewer overestimates (counts only go up)");
     cmd->add_flag("--redis-sizing", o->redis_sizing,
                   "Size from --error/--probability as RedisBloom's CMS.INITBYPROB does "
                   "(width ceil(2/E), depth ceil(log10 P / log10 0.5))");
-    cmd->add_option("--seed", o->seed, "xxh3 seed (default 0)");
+    add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0), "xxh3 seed (default 0)");
     cmd->add_flag("--force", o->force, "Replace FILE if it exists");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");
     set_example(*cmd, "ringbloom cms create hits.cms --error 0.001 --probability 0.01");
@@ -408,7 +435,8 @@ void add_cms(CLI::App& app) {
       if (by_size == by_error || (by_size && o->w->count() + o->d->count() != 2) ||
           (by_error && o->e->count() + o->p->count() != 2)) {
         throw usage_error(
-            "give either --width W --depth D or --error E --probability P (for example "
+            "--width goes with --depth, --error with --probability, and one pair only; give "
+            "either --width W --depth D or --error E --probability P (for example "
             "--error 0.001 --probability 0.01)");
       }
       std::uint32_t width = o->width, depth = o->depth;
@@ -417,6 +445,11 @@ void add_cms(CLI::App& app) {
             o->redis_sizing ? count_min_sketch::redis_dimensions(o->error, o->probability)
                             : count_min_sketch::dimensions_for_error(o->error, o->probability);
       }
+      require_cms_size(
+          width, depth,
+          by_size ? fmt::format("--width {} --depth {}", width, depth)
+                  : fmt::format("--error {} --probability {} (a {} x {} sketch)",
+                                o->e->as<std::string>(), o->p->as<std::string>(), width, depth));
       const count_min_sketch c(width, depth, o->conservative, o->seed);
       refuse_existing(o->file, o->force);
       with_advice("check that the directory exists and is writable",
@@ -502,7 +535,18 @@ void add_cms(CLI::App& app) {
         "merge", "Write the (weighted) sum of Count-Min sketches to OUT (as CMS.MERGE)");
     cmd->add_option("out", o->out, "The file to write (replaced atomically)")->required();
     cmd->add_option("inputs", o->inputs, "Input files (same width, depth, seed)")->required();
-    cmd->add_option("--weights", o->weights, "One integer weight per input (default all 1)");
+    cmd->add_option_function<std::vector<std::string>>(
+        "--weights",
+        [o](const std::vector<std::string>& texts) {
+          o->weights.clear();
+          for (const auto& t : texts) {
+            o->weights.push_back(
+                parse_number<std::int64_t>(t, "--weights",
+                                           between(std::numeric_limits<std::int64_t>::min(),
+                                                   std::numeric_limits<std::int64_t>::max())));
+          }
+        },
+        "One integer weight per input (default all 1)");
     cmd->add_flag("--json", o->json, "Print as JSON");
     set_example(*cmd, "ringbloom cms merge all.cms eu.cms us.cms --weights 1 2");
     cmd->callback([o] {
@@ -555,6 +599,34 @@ json topk_json(const std::string& file, const top_k& t) {
       {"decay", t.decay()}, {"seed", t.seed()}, {"listed", t.list().size()}};
 }
 
+/// The library's limit on width x depth for a Top-K.
+constexpr std::uint32_t max_topk_buckets = std::uint32_t{1} << 28;
+
+/// Refuses, before allocating, a Top-K larger than the library allows or
+/// than this machine can hold (buckets and heap, and the serialized copy).
+void require_topk_size(std::uint32_t k, std::uint32_t width, std::uint32_t depth) {
+  const std::uint64_t buckets = std::uint64_t{width} * depth;
+  const std::string what = fmt::format("--width {} --depth {}", width, depth);
+  if (buckets > max_topk_buckets) {
+    throw usage_error(fmt::format(
+        "{} asks for {} buckets, more than the 2^28 a Top-K may have; lower --width or --depth",
+        what, buckets));
+  }
+  require_memory(2 * (8 * buckets + 40 * std::uint64_t{k}), what + fmt::format(" --k {}", k),
+                 "lower --width, --depth or --k");
+}
+
+/// Refuses a leader that would break the one-line-per-item output: items are
+/// lines, so only a crafted file can hold one with a line break.
+void require_printable_item(const std::string& file, const std::string& item) {
+  if (item.find_first_of("\n\r") != std::string::npos) {
+    throw data_error(fmt::format(
+        "{} lists the item '{}', which holds a line break no 'topk add' can produce; recreate "
+        "the file with 'ringbloom topk create'",
+        file, printable(item, 40)));
+  }
+}
+
 void add_topk(CLI::App& app, context& ctx) {
   auto* topk = app.add_subcommand(
       "topk", "Top-K heavy hitters (HeavyKeeper): create, add, list, query, info");
@@ -574,15 +646,22 @@ void add_topk(CLI::App& app, context& ctx) {
     auto o = std::make_shared<opts>();
     auto* cmd = topk->add_subcommand("create", "Create an empty Top-K file");
     cmd->add_option("file", o->file, "The file to write")->required();
-    cmd->add_option("--k", o->k, "How many leaders to keep (1..100000)")->required();
-    cmd->add_option("--width", o->width, "Buckets per row (default 8, as TOPK.RESERVE)");
-    cmd->add_option("--depth", o->depth, "Rows (default 7)");
-    cmd->add_option("--decay", o->decay, "Decay in (0, 1] (default 0.9)");
-    cmd->add_option("--seed", o->seed, "Hash and decay-draw seed (default 0)");
+    add_number_option(*cmd, "--k", o->k, between<std::uint32_t>(1, top_k::max_k),
+                      "How many leaders to keep")
+        ->required();
+    add_number_option(*cmd, "--width", o->width, between<std::uint32_t>(1, max_topk_buckets),
+                      "Buckets per row (default 8, as TOPK.RESERVE)");
+    add_number_option(*cmd, "--depth", o->depth, between<std::uint32_t>(1, top_k::max_depth),
+                      "Rows (default 7)");
+    add_number_option(*cmd, "--decay", o->decay, number_range<double>{0, 1, true, false},
+                      "Decay (default 0.9)", "for example --decay 0.9");
+    add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),
+                      "Hash and decay-draw seed (default 0)");
     cmd->add_flag("--force", o->force, "Replace FILE if it exists");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");
     set_example(*cmd, "ringbloom topk create urls.topk --k 100 --width 2000 --depth 5");
     cmd->callback([o] {
+      require_topk_size(o->k, o->width, o->depth);
       const top_k t(o->k, o->width, o->depth, o->decay, o->seed);
       refuse_existing(o->file, o->force);
       with_advice("check that the directory exists and is writable",
@@ -647,6 +726,7 @@ void add_topk(CLI::App& app, context& ctx) {
           for (const auto& e : l) items.push_back(json{{"item", e.item}, {"count", e.count}});
           return print_json(json{{"file", o->file}, {"items", items}});
         }
+        for (const auto& e : l) require_printable_item(o->file, e.item);
         for (const auto& e : l) {
           if (o->with_counts) {
             fmt::print("{}\t{}\n", e.item, e.count);

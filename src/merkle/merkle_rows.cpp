@@ -16,6 +16,9 @@ namespace ringbloom {
 namespace {
 
 constexpr std::size_t block_size = std::size_t{1} << 20;
+/// The longest row (issue 17: memory bounded by the input's lines, as the
+/// CLI's 16 MiB line cap): a stream without newlines is refused.
+constexpr std::size_t max_row_bytes = std::size_t{16} << 20;
 
 std::string system_reason() { return std::generic_category().message(errno); }
 
@@ -39,7 +42,15 @@ void scan_rows(std::FILE* file, std::string_view name, const row_callback& fn) {
   std::size_t held = 0;  // bytes of an unfinished line at the start of buffer
   std::uint64_t number = 0;
   for (;;) {
-    if (held == buffer.size()) buffer.resize(buffer.size() * 2);  // a line longer than a block
+    if (held == buffer.size()) {  // a line longer than a block
+      if (held >= max_row_bytes) {
+        throw data_error(
+            fmt::format("{} line {} is longer than 16 MiB; write one key<TAB>value "
+                        "row a line",
+                        name, number + 1));
+      }
+      buffer.resize(buffer.size() * 2);
+    }
     const std::size_t got = std::fread(buffer.data() + held, 1, buffer.size() - held, file);
     if (got == 0) {
       if (std::ferror(file)) {

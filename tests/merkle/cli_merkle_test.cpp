@@ -159,7 +159,7 @@ TEST(CliMerkle, BadInputExitsWithASentence) {
   // Depth out of range: usage.
   const cli_result depth = merkle({"build", f.a_rows, "-o", f.a_tree, "--depth", "30"});
   EXPECT_EQ(depth.exit_code, 2) << describe(depth);
-  EXPECT_THAT(depth.err, HasSubstr("between 1 and 22"));
+  EXPECT_THAT(depth.err, HasSubstr("--depth must be an integer from 1 to 22"));
   // Trees of different depths: usage.
   ASSERT_EQ(merkle({"build", f.a_rows, "-o", f.a_tree, "--depth", "8"}).exit_code, 0);
   ASSERT_EQ(merkle({"build", f.b_rows, "-o", f.b_tree, "--depth", "9"}).exit_code, 0);

@@ -63,7 +63,9 @@ TEST(CliCms, IncrFromArgsAndTabbedStdinQueryMerge) {
   const auto bad =
       run_cli({"cms", "create", dir.file("x"), "--error", "1.5", "--probability", "0.1"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("between 0 and 1"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--error must be a number greater than 0 and less than 1"),
+            std::string::npos)
+      << bad.err;
   EXPECT_EQ(run_cli({"cms", "create", dir.file("y"), "--width", "10"}).exit_code, 2);
 }
 
