@@ -161,6 +161,8 @@ std::uint64_t planned_cells(const filter_spec& spec) {
           .bits;
     case filter_kind::classic:
     case filter_kind::counting:
+    case filter_kind::fuse8:  // not reached: fuse files are built by run_create_fuse
+    case filter_kind::fuse16:
       break;
   }
   return bloom_math::classic_size_for(spec.capacity, spec.fpr).bits;
