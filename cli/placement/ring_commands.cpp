@@ -226,10 +226,10 @@ struct simulate_options {
 // --strategy: the same nodes, keys and change for each placement strategy
 // (simulate_strategies.cpp prints the table).
 void run_strategy_simulate(const simulate_options& o) {
-  constexpr std::uint64_t max_keys = 10'000'000;
-  if (o.keys == 0 || o.keys > max_keys) {
+  constexpr std::uint64_t max_strategy_keys = 10'000'000;
+  if (o.keys == 0 || o.keys > max_strategy_keys) {
     throw usage_error(fmt::format("--keys {} is outside 1..{} for --strategy; give fewer keys",
-                                  o.keys, max_keys));
+                                  o.keys, max_strategy_keys));
   }
   std::vector<placement_node> nodes;
   for (const auto& n : parse_nodes(o.nodes))
