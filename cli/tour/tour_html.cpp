@@ -633,6 +633,8 @@ void section_merkle(std::string& h, const t::tour_result& tour) {
   h += "<p class=\"means\">For a few differences the tree replaces a million-row comparison "
        "by a few hundred digests and a few hundred rows; when a large share of the leaves "
        "differ, every leaf is compared anyway and the tree saves little.</p></section>\n";
+}
+
 // Section 9: ringbloom/tour/strategies_section.hpp.
 void section_strategies(std::string& h, const t::tour_result& tour) {
   const auto& s = tour.strategies;

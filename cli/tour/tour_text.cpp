@@ -344,6 +344,8 @@ void merkle(writer& w, const t::tour_result& tour) {
   w.note(
       "A deeper tree exchanges more digests but narrows each difference to fewer rows; the sum "
       "is smallest where rows per leaf is about the digests per level.");
+}
+
 // Section 9: ringbloom/tour/strategies_section.hpp.
 void strategies(writer& w, const t::tour_result& tour) {
   const auto& s = tour.strategies;
