@@ -25,15 +25,15 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstring>
-#include <limits>
-#include <optional>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -292,10 +292,9 @@ void run_create_fuse(const create_options& o, filter_kind kind) {
 
   const filter_stats stats = filter.stats();
   const std::uint64_t file_size = serialized_size(filter);
-  const double bits_per_key =
-      stats.items_added == 0
-          ? 0
-          : static_cast<double>(stats.bits) / static_cast<double>(stats.items_added);
+  const double bits_per_key = stats.items_added == 0 ? 0
+                                                     : static_cast<double>(stats.bits) /
+                                                           static_cast<double>(stats.items_added);
   if (o.json) {
     print_doc(json{{"file", o.file},
                    {"kind", filter_kind_name(stats.kind)},
@@ -754,9 +753,9 @@ void run_info(const info_options& o) {
     if (is_static_kind(s.kind)) {
       doc["static"] = true;
       doc["slots"] = s.bits / (s.kind == filter_kind::fuse8 ? 8 : 16);
-      doc["bits_per_item"] = s.items_added == 0 ? 0.0
-                                                : static_cast<double>(s.bits) /
-                                                      static_cast<double>(s.items_added);
+      doc["bits_per_item"] = s.items_added == 0
+                                 ? 0.0
+                                 : static_cast<double>(s.bits) / static_cast<double>(s.items_added);
     }
     if (scalable != nullptr) {
       doc["target_fpr"] = scalable->target_fpr();

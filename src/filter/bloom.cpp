@@ -46,10 +46,10 @@ std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept {
 
 filter_kind parse_filter_kind(std::string_view name) {
   if (auto kind = find_filter_kind(name)) return *kind;
-  throw std::invalid_argument(fmt::format(
-      "unknown filter kind '{}'; use one of blocked (the default), classic, counting, "
-      "scalable, fuse8, fuse16",
-      name));
+  throw std::invalid_argument(
+      fmt::format("unknown filter kind '{}'; use one of blocked (the default), classic, counting, "
+                  "scalable, fuse8, fuse16",
+                  name));
 }
 
 std::optional<filter_kind> filter_kind_from_code(std::uint8_t code) noexcept {

@@ -397,30 +397,48 @@ struct filter_view {
 
 filter_view view_of(const any_filter& filter) {
   filter_view v{filter.kind(), filter.hash(), filter.seed(), 0, 0, 0, {}};
-  std::visit(overloaded{
-                 [&](const scalable_bloom_filter& f) {
-                   v.fpr = f.target_fpr();
-                   v.tightening = f.tightening();
-                   v.growth = f.growth();
-                   for (const auto& l : f.layers()) {
-                     v.layers.push_back({l.filter.bits(), l.filter.hashes(), l.filter.items_added(),
-                                         l.capacity, l.filter.words(), {}, {}, 0});
-                   }
-                 },
-                 [&](const fuse8_filter& f) {
-                   v.layers.push_back({f.slots(), 3, f.items(), f.build_seed(), {},
-                                       f.fingerprints(), {}, f.segment_length()});
-                 },
-                 [&](const fuse16_filter& f) {
-                   v.layers.push_back({f.slots(), 3, f.items(), f.build_seed(), {}, {},
-                                       f.fingerprints(), f.segment_length()});
-                 },
-                 [&](const auto& f) {
-                   v.layers.push_back(
-                       {f.bits(), f.hashes(), f.items_added(), 0, f.words(), {}, {}, 0});
-                 },
-             },
-             filter.variant());
+  std::visit(
+      overloaded{
+          [&](const scalable_bloom_filter& f) {
+            v.fpr = f.target_fpr();
+            v.tightening = f.tightening();
+            v.growth = f.growth();
+            for (const auto& l : f.layers()) {
+              v.layers.push_back({l.filter.bits(),
+                                  l.filter.hashes(),
+                                  l.filter.items_added(),
+                                  l.capacity,
+                                  l.filter.words(),
+                                  {},
+                                  {},
+                                  0});
+            }
+          },
+          [&](const fuse8_filter& f) {
+            v.layers.push_back({f.slots(),
+                                3,
+                                f.items(),
+                                f.build_seed(),
+                                {},
+                                f.fingerprints(),
+                                {},
+                                f.segment_length()});
+          },
+          [&](const fuse16_filter& f) {
+            v.layers.push_back({f.slots(),
+                                3,
+                                f.items(),
+                                f.build_seed(),
+                                {},
+                                {},
+                                f.fingerprints(),
+                                f.segment_length()});
+          },
+          [&](const auto& f) {
+            v.layers.push_back({f.bits(), f.hashes(), f.items_added(), 0, f.words(), {}, {}, 0});
+          },
+      },
+      filter.variant());
   return v;
 }
 

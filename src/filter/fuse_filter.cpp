@@ -222,8 +222,8 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::from_parts(
   if (slots % length != 0 || slots < 3 * length ||
       slots > std::numeric_limits<std::uint32_t>::max()) {
     refuse("the fuse filter's " + std::to_string(slots) +
-           " slots are not a whole number of at least three segments of " +
-           std::to_string(length) + " below 2^32");
+           " slots are not a whole number of at least three segments of " + std::to_string(length) +
+           " below 2^32");
   }
   if (p.items > slots || p.items > std::numeric_limits<std::uint32_t>::max()) {
     refuse("the fuse filter records " + std::to_string(p.items) + " items for " +
@@ -241,8 +241,8 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::from_parts(
     f.fingerprints_ = p.fingerprints;
     f.keepalive_ = std::move(keepalive);
   } else {
-    auto copy = std::make_shared<std::vector<Fingerprint>>(p.fingerprints.begin(),
-                                                           p.fingerprints.end());
+    auto copy =
+        std::make_shared<std::vector<Fingerprint>>(p.fingerprints.begin(), p.fingerprints.end());
     f.fingerprints_ = *copy;
     f.owner_ = std::move(copy);
   }

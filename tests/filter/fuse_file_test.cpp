@@ -48,7 +48,8 @@ class temp_dir {
 
 std::string rechecksum(std::string bytes) {
   const std::uint64_t sum = xxh3_64(std::string_view(bytes).substr(0, bytes.size() - 8));
-  for (std::size_t i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>(sum >> (8 * i));
+  for (std::size_t i = 0; i < 8; ++i)
+    bytes[bytes.size() - 8 + i] = static_cast<char>(sum >> (8 * i));
   return bytes;
 }
 
@@ -118,8 +119,7 @@ TEST_P(fuse_golden, the_library_reads_the_python_file_and_writes_it_back_unchang
 
 INSTANTIATE_TEST_SUITE_P(files, fuse_golden,
                          ::testing::Values(golden_case{"fuse8_xxh3.rbf", filter_kind::fuse8, 5},
-                                           golden_case{"fuse16_xxh3.rbf", filter_kind::fuse16,
-                                                       0}));
+                                           golden_case{"fuse16_xxh3.rbf", filter_kind::fuse16, 0}));
 
 TEST(fuse_file, saved_loaded_and_mapped_filters_answer_alike_and_the_mapping_is_not_copied) {
   temp_dir dir;
