@@ -57,7 +57,7 @@ TEST(TourStrategies, TheDemoPrintsTheSectionInEveryFace) {
   EXPECT_EQ(runs[1]["strategies"][3]["name"], "maglev");
   EXPECT_TRUE(runs[1]["strategies"][3].contains("moved_fraction"));
   const auto text = test::run_cli({"demo"});
-  EXPECT_NE(text.out.find("7. Other placement strategies"), std::string::npos);
+  EXPECT_NE(text.out.find("9. Other placement strategies"), std::string::npos);
 }
 
 }  // namespace
