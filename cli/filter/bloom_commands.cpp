@@ -1,6 +1,9 @@
 // `ringbloom bloom ...`: Bloom filter files from the command line.
 //
 //   create FILE (--capacity N --fpr P | --bits M --hashes K) [--kind K] [--hash H] [--seed S]
+//   create FILE --kind fuse8|fuse16 --from KEYS.txt|-   a static filter of the whole key set
+//                                    (one key per line, streamed; about 48 bytes of memory
+//                                    per key while building, checked before each doubling)
 //   add    FILE [ITEM...]            items from the arguments or stdin, in checkpoints
 //                                    (io/checkpoint.hpp: a private delta folded in
 //                                    under the lock every second or 4M lines)
@@ -15,15 +18,22 @@
 // printed comes from any_filter / filter_stats. docs/bloom.md ("Command line")
 // describes the output formats. Blocked and classic filters go through their
 // batch operations (add_many / may_contain_many) for add and check.
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +47,7 @@
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::cli {
@@ -139,8 +150,10 @@ struct create_options {
   std::string kind{filter_kind_name(default_filter_kind)};
   std::string hash{hash_name(default_hash)};
   std::uint64_t seed = 0;
+  std::string from;  // fuse kinds: the key file, or "-" for stdin
   bool force = false;
   bool json = false;
+  CLI::Option* from_opt = nullptr;
   CLI::Option* capacity_opt = nullptr;
   CLI::Option* fpr_opt = nullptr;
   CLI::Option* bits_opt = nullptr;
@@ -161,6 +174,8 @@ std::uint64_t planned_cells(const filter_spec& spec) {
           .bits;
     case filter_kind::classic:
     case filter_kind::counting:
+    case filter_kind::fuse8:  // not reached: fuse files are built by run_create_fuse
+    case filter_kind::fuse16:
       break;
   }
   return bloom_math::classic_size_for(spec.capacity, spec.fpr).bits;
@@ -179,7 +194,137 @@ void check_filter_memory(const filter_spec& spec, const std::string& what,
                  advice);
 }
 
+// --- create --kind fuse8|fuse16 --from KEYS ---------------------------------------
+
+/// Peak memory per key while a fuse filter is built from streamed keys: the
+/// key hashes (8), the construction's own arrays (fuse_filter.cpp: a second
+/// hash array 8, slot counters and XORs about 10 per slot at 1.125+ slots
+/// per key, the peel stack 5 and queue up to 4.5, a deduplicated copy 8 after
+/// a failed try) and the file image (2 per slot for fuse16): below 48.
+constexpr std::uint64_t fuse_bytes_per_key = 48;
+
+/// A descriptor closed on scope exit.
+struct fd_closer {
+  int fd;
+  explicit fd_closer(int f) noexcept : fd(f) {}
+  fd_closer(const fd_closer&) = delete;
+  fd_closer& operator=(const fd_closer&) = delete;
+  ~fd_closer() {
+    if (fd > 0) ::close(fd);
+  }
+};
+
+/// The XXH3-64 hashes (fuse8_filter::key_hash) of the lines of --from, read
+/// line by line: the keys themselves are never held, only 8 bytes each.
+/// Memory is checked (require_memory) before the hash array doubles.
+std::vector<std::uint64_t> read_key_hashes(const create_options& o) {
+  int fd = 0;
+  if (o.from != "-") {
+    const auto advice = "check the --from file name (one key per line), or give - for stdin";
+    try {
+      (void)io::check_input(o.from);  // directories, devices and sockets refused by name
+    } catch (const io_error& e) {
+      const std::string_view what = e.what();
+      if (what.find(';') != std::string_view::npos) throw;
+      throw io_error(fmt::format("--from: {}; {}", what, advice));
+    }
+    fd = ::open(o.from.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      throw io_error(fmt::format("--from: cannot open the key file '{}': {}; {}", o.from,
+                                 std::strerror(errno), advice));
+    }
+  }
+  const fd_closer closer(fd);
+  line_reader in(fd);
+  std::vector<std::uint64_t> hashes;
+  std::string line;
+  while (in.next(line)) {
+    if (hashes.size() == hashes.capacity()) {
+      const std::uint64_t next = std::max<std::uint64_t>(1024, 2 * hashes.size());
+      if (hashes.size() >= std::numeric_limits<std::uint32_t>::max()) {
+        throw usage_error(fmt::format(
+            "--from {} has more than 2^32 keys, the most one fuse filter holds; split the keys "
+            "into several filters",
+            o.from == "-" ? "-" : o.from));
+      }
+      require_memory(next * fuse_bytes_per_key,
+                     fmt::format("--from {} (more than {} keys, about {} bytes each while the {} "
+                                 "filter is built)",
+                                 o.from, hashes.size(), fuse_bytes_per_key, o.kind),
+                     "split the keys into several filters");
+      hashes.reserve(static_cast<std::size_t>(next));
+    }
+    hashes.push_back(fuse8_filter::key_hash(line, o.seed));
+  }
+  return hashes;
+}
+
+void refuse_existing(const create_options& o) {
+  std::error_code ec;
+  if (!o.force && fs::exists(fs::symlink_status(o.file, ec))) {
+    throw usage_error(fmt::format(
+        "'{}' already exists; pass --force to replace it, or choose another file name", o.file));
+  }
+}
+
+void run_create_fuse(const create_options& o, filter_kind kind) {
+  for (const CLI::Option* opt : {o.capacity_opt, o.fpr_opt, o.bits_opt, o.hashes_opt}) {
+    if (opt->count() > 0) {
+      throw usage_error(fmt::format(
+          "{} does not apply to a {} filter, which is sized by its keys; drop {} and give the "
+          "keys with --from",
+          opt->get_name(), o.kind, opt->get_name()));
+    }
+  }
+  if (o.from_opt->count() == 0) {
+    throw usage_error(fmt::format(
+        "a {} filter is static and built from its whole key set; give the keys with --from "
+        "KEYS.txt (one per line, or --from - for standard input)",
+        o.kind));
+  }
+  if (parse_hash(o.hash) != hash_kind::xxh3) {
+    throw usage_error(fmt::format("a {} filter hashes with xxh3; drop --hash {}", o.kind, o.hash));
+  }
+  refuse_existing(o);  // before the keys are read
+  const std::vector<std::uint64_t> hashes = read_key_hashes(o);
+  const any_filter filter = build_fuse_filter(kind, hashes, o.seed);
+  save_filter(o.file, filter);
+
+  const filter_stats stats = filter.stats();
+  const std::uint64_t file_size = serialized_size(filter);
+  const double bits_per_key = stats.items_added == 0 ? 0
+                                                     : static_cast<double>(stats.bits) /
+                                                           static_cast<double>(stats.items_added);
+  if (o.json) {
+    print_doc(json{{"file", o.file},
+                   {"kind", filter_kind_name(stats.kind)},
+                   {"keys_read", hashes.size()},
+                   {"items", stats.items_added},
+                   {"bits", stats.bits},
+                   {"bits_per_item", bits_per_key},
+                   {"expected_fpr", stats.expected_fpr},
+                   {"hash", hash_name(stats.hash)},
+                   {"seed", stats.seed},
+                   {"memory_bytes", stats.memory_bytes},
+                   {"file_bytes", file_size}});
+    return;
+  }
+  fmt::print(
+      "created {}: {} filter of {} distinct keys ({} lines read), {:.2f} bits per key, expected "
+      "false-positive rate {:.4g}%, hash xxh3 (seed {}), file {}\n",
+      o.file, filter_kind_name(stats.kind), stats.items_added, hashes.size(), bits_per_key,
+      100 * stats.expected_fpr, stats.seed, human_bytes(file_size));
+}
+
 void run_create(const create_options& o) {
+  const filter_kind kind = parse_filter_kind(o.kind);
+  if (is_static_kind(kind)) return run_create_fuse(o, kind);
+  if (o.from_opt->count() > 0) {
+    throw usage_error(fmt::format(
+        "--from builds a static filter from its keys; use it with --kind fuse8 or fuse16, or "
+        "create a {} filter empty and fill it with 'ringbloom bloom add {} < {}'",
+        o.kind, o.file, o.from));
+  }
   const bool by_capacity = o.capacity_opt->count() > 0 || o.fpr_opt->count() > 0;
   const bool by_size = o.bits_opt->count() > 0 || o.hashes_opt->count() > 0;
   if (by_capacity == by_size) {
@@ -280,13 +425,21 @@ void add_create(CLI::App& bloom) {
       add_number_option(*cmd, "--hashes", o->hashes, between<std::uint32_t>(1, max_filter_hashes),
                         "Explicit number k of hashes (with --bits)",
                         "for a 1% rate use about 10 bits per item and 7 hashes");
-  cmd->add_option("--kind", o->kind, "blocked (default), classic, counting or scalable");
+  cmd->add_option("--kind", o->kind,
+                  "blocked (default), classic, counting, scalable, or the static fuse8, fuse16 "
+                  "(with --from)");
+  o->from_opt = cmd->add_option(
+      "--from", o->from,
+      "fuse8/fuse16: the keys, one per line (- for stdin); streamed, about 48 bytes of memory "
+      "per key while building");
   cmd->add_option("--hash", o->hash, "xxh3 (default), sha256, poly31 or md5");
   add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),
                     "Hash seed (xxh3 only; default 0)");
   cmd->add_flag("--force", o->force, "Replace FILE if it exists");
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
-  set_example(*cmd, "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01");
+  set_example(*cmd,
+              "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01\n"
+              "  ringbloom bloom create sstable-7.rbf --kind fuse8 --from keys.txt");
   cmd->callback([o] {
     with_io_advice("check that the directory exists and is writable", [&] { run_create(*o); });
   });
@@ -319,7 +472,34 @@ io::checkpoint_policy add_policy(const add_options& o) {
   return policy;
 }
 
+/// The kind byte of a filter file when it is one (magic and offset 10 of
+/// docs/format.md), read from its first bytes only; nothing otherwise (the
+/// add path then reports what is wrong with the file as before).
+std::optional<filter_kind> peek_kind(const std::string& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const fd_closer closer(fd);
+  std::array<unsigned char, 11> head{};
+  if (::read(fd, head.data(), head.size()) != static_cast<ssize_t>(head.size())) {
+    return std::nullopt;
+  }
+  constexpr std::array<unsigned char, 8> magic{0x89, 'R', 'B', 'F', '\r', '\n', 0x1a, '\n'};
+  if (!std::equal(magic.begin(), magic.end(), head.begin())) return std::nullopt;
+  return filter_kind_from_code(head[10]);
+}
+
 void run_add(const add_options& o) {
+  // A static filter is refused before standard input is read (exit 2: the
+  // file is fine, the request is not; the checkpoint would refuse it too).
+  if (const auto kind = peek_kind(o.file); kind && is_static_kind(*kind)) {
+    throw usage_error(fmt::format(
+        "'{}' is a {} filter, which is static: it cannot take items after it is built; rebuild "
+        "it from the whole key set with 'ringbloom bloom create {} --kind {} --from KEYS.txt "
+        "--force', or use a blocked filter for a set that grows",
+        o.file, filter_kind_name(*kind), o.file, filter_kind_name(*kind)));
+  }
   std::uint64_t items_now = 0;
   auto stream = add_filter_stream(o.file, add_policy(o), &items_now);
 
@@ -570,6 +750,13 @@ void run_info(const info_options& o) {
              {"size_on_disk", disk},
              {"layers", s.layers}};
     if (counting != nullptr) doc["saturated_counters"] = counting->saturated_counters();
+    if (is_static_kind(s.kind)) {
+      doc["static"] = true;
+      doc["slots"] = s.bits / (s.kind == filter_kind::fuse8 ? 8 : 16);
+      doc["bits_per_item"] = s.items_added == 0
+                                 ? 0.0
+                                 : static_cast<double>(s.bits) / static_cast<double>(s.items_added);
+    }
     if (scalable != nullptr) {
       doc["target_fpr"] = scalable->target_fpr();
       doc["growth"] = scalable->growth();
@@ -605,6 +792,14 @@ void run_info(const info_options& o) {
                              ? fmt::format("{:.0f} distinct", s.estimated_items)
                              : std::string("unknown: every bit is set"));
   if (counting != nullptr) row("saturated", std::to_string(counting->saturated_counters()));
+  if (is_static_kind(s.kind)) {
+    const unsigned width = s.kind == filter_kind::fuse8 ? 8 : 16;
+    row("slots", fmt::format("{} of {} bits ({:.2f} bits per item); static: rebuild to change",
+                             s.bits / width, width,
+                             s.items_added == 0 ? 0.0
+                                                : static_cast<double>(s.bits) /
+                                                      static_cast<double>(s.items_added)));
+  }
   row("memory", human_bytes(s.memory_bytes));
   row("size on disk", fmt::format("{} bytes ({})", disk, human_bytes(disk)));
   row("layers", std::to_string(s.layers));
@@ -734,6 +929,13 @@ void run_remove(const remove_options& o) {
   }
   std::uint64_t items_now = 0;
   update_filter_file(o.file, [&](any_filter& filter) {
+    if (is_static_kind(filter.kind())) {
+      throw usage_error(fmt::format(
+          "'{}' is a {} filter, which is static, so nothing was removed; rebuild it from the key "
+          "set without those items with 'ringbloom bloom create {} --kind {} --from KEYS.txt "
+          "--force'",
+          o.file, filter_kind_name(filter.kind()), o.file, filter_kind_name(filter.kind())));
+    }
     if (filter.kind() != filter_kind::counting) {
       throw usage_error(fmt::format(
           "'{}' is a {} filter and only counting filters can remove items (a bit may belong to "

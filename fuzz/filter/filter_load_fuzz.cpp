@@ -9,10 +9,14 @@
 // tried twice: as given, and with its last 8 bytes replaced by the correct
 // checksum, which lets the fuzzer reach the field checks behind it.
 //
-// Seed corpus: fuzz/filter/corpus/filter_load_fuzz/ (the golden files of tests/filter/data).
+// Seed corpus: fuzz/filter/corpus/filter_load_fuzz/ (the golden files of tests/filter/data,
+// including the static kinds fuse8_xxh3.rbf and fuse16_xxh3.rbf). A loaded fuse
+// filter is also probed with items that hash to every part of its array, and
+// must refuse add (it is static) with std::invalid_argument.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -25,9 +29,17 @@ namespace {
 void exercise(std::string_view bytes) {
   const ringbloom::any_filter f = ringbloom::deserialize_filter(bytes);
   // Accepted: it must behave like a filter and round-trip exactly.
-  for (std::string_view item : {"", "anna", "cem", "user5", "k0"}) {
+  for (std::string_view item : {"", "anna", "cem", "user5", "k0", "f1", "g2", "x"}) {
     (void)f.may_contain(item);
     (void)f.explain(item);
+  }
+  if (ringbloom::is_static_kind(f.kind())) {
+    ringbloom::any_filter copy = f;
+    try {
+      copy.add("x");
+      std::abort();  // a static filter took an item
+    } catch (const std::invalid_argument&) {
+    }
   }
   const ringbloom::filter_stats s = f.stats();
   if (s.bits == 0 || s.bits_set > s.bits || !(s.fill_ratio >= 0.0 && s.fill_ratio <= 1.0)) {

@@ -25,11 +25,13 @@ namespace ringbloom {
 
 namespace {
 
-constexpr detail::name_table<filter_kind, 4> kind_table = {{
+constexpr detail::name_table<filter_kind, 6> kind_table = {{
     {filter_kind::classic, "classic"},
     {filter_kind::blocked, "blocked"},
     {filter_kind::counting, "counting"},
     {filter_kind::scalable, "scalable"},
+    {filter_kind::fuse8, "fuse8"},
+    {filter_kind::fuse16, "fuse16"},
 }};
 
 }  // namespace
@@ -44,9 +46,10 @@ std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept {
 
 filter_kind parse_filter_kind(std::string_view name) {
   if (auto kind = find_filter_kind(name)) return *kind;
-  throw std::invalid_argument(fmt::format(
-      "unknown filter kind '{}'; use one of blocked (the default), classic, counting, scalable",
-      name));
+  throw std::invalid_argument(
+      fmt::format("unknown filter kind '{}'; use one of blocked (the default), classic, counting, "
+                  "scalable, fuse8, fuse16",
+                  name));
 }
 
 std::optional<filter_kind> filter_kind_from_code(std::uint8_t code) noexcept {

@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "bloom_internal.hpp"
 #include "ringbloom/error.hpp"
@@ -36,6 +37,18 @@ struct overloaded : Fs... {
 template <class... Fs>
 overloaded(Fs...) -> overloaded<Fs...>;  // clang 14 lacks aggregate deduction
 
+template <class F>
+constexpr bool is_fuse = std::is_same_v<F, fuse8_filter> || std::is_same_v<F, fuse16_filter>;
+
+// The sentence every change to a static filter throws.
+[[noreturn]] void throw_static(std::string_view operation, filter_kind kind) {
+  throw std::invalid_argument(fmt::format(
+      "cannot {} a {} filter: it is static, built once from its whole key set; rebuild it from "
+      "the key set (ringbloom bloom create FILE --kind {} --from KEYS.txt), or use a blocked "
+      "filter for a set that changes",
+      operation, filter_kind_name(kind), filter_kind_name(kind)));
+}
+
 }  // namespace
 
 filter_kind any_filter::kind() const noexcept {
@@ -44,34 +57,82 @@ filter_kind any_filter::kind() const noexcept {
                         [](const blocked_bloom_filter&) { return filter_kind::blocked; },
                         [](const counting_bloom_filter&) { return filter_kind::counting; },
                         [](const scalable_bloom_filter&) { return filter_kind::scalable; },
+                        [](const fuse8_filter&) { return filter_kind::fuse8; },
+                        [](const fuse16_filter&) { return filter_kind::fuse16; },
                     },
                     filter_);
 }
 
 hash_kind any_filter::hash() const noexcept {
-  return std::visit([](const auto& f) { return f.hash(); }, filter_);
+  return std::visit(
+      [](const auto& f) {
+        if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
+          return hash_kind::xxh3;  // XXH3-64 of the item (fuse_filter.hpp)
+        } else {
+          return f.hash();
+        }
+      },
+      filter_);
 }
 std::uint64_t any_filter::seed() const noexcept {
   return std::visit([](const auto& f) { return f.seed(); }, filter_);
 }
 std::uint64_t any_filter::bits() const noexcept {
-  return std::visit([](const auto& f) { return f.bits(); }, filter_);
+  return std::visit(
+      [](const auto& f) -> std::uint64_t {
+        if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
+          return f.slots() * f.fingerprint_bits;
+        } else {
+          return f.bits();
+        }
+      },
+      filter_);
 }
 std::uint32_t any_filter::hashes() const noexcept {
-  return std::visit([](const auto& f) { return f.hashes(); }, filter_);
+  return std::visit(
+      [](const auto& f) -> std::uint32_t {
+        if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
+          return 3;
+        } else {
+          return f.hashes();
+        }
+      },
+      filter_);
 }
 std::uint64_t any_filter::items_added() const noexcept {
-  return std::visit([](const auto& f) { return f.items_added(); }, filter_);
+  return std::visit(
+      [](const auto& f) -> std::uint64_t {
+        if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
+          return f.items();
+        } else {
+          return f.items_added();
+        }
+      },
+      filter_);
 }
 bool any_filter::read_only() const noexcept {
-  return std::visit([](const auto& f) { return f.read_only(); }, filter_);
+  return std::visit(
+      [](const auto& f) {
+        if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
+          return true;  // static, mapped or not
+        } else {
+          return f.read_only();
+        }
+      },
+      filter_);
 }
 
 void any_filter::add(std::string_view item) {
-  std::visit([item](auto& f) { f.add(item); }, filter_);
+  if (is_static_kind(kind())) throw_static("add to", kind());
+  std::visit(
+      [item](auto& f) {
+        if constexpr (!is_fuse<std::decay_t<decltype(f)>>) f.add(item);
+      },
+      filter_);
 }
 
 void any_filter::add_many(std::span<const std::string_view> items) {
+  if (is_static_kind(kind())) throw_static("add to", kind());
   if (auto* blocked = std::get_if<blocked_bloom_filter>(&filter_)) {
     blocked->add_many(items);
   } else if (auto* classic = std::get_if<bloom_filter>(&filter_)) {
@@ -90,18 +151,68 @@ void any_filter::remove(std::string_view item) {
     f->remove(item);
     return;
   }
+  if (is_static_kind(kind())) throw_static("remove from", kind());
   throw std::invalid_argument(fmt::format(
       "remove needs a counting filter, but this is a {} filter, whose bits may be shared by "
       "other items; create the filter with kind counting to remove items",
       filter_kind_name(kind())));
 }
 
+namespace {
+
+template <class Fuse>
+std::vector<bit_probe> fuse_probes(const Fuse& f, std::string_view item) {
+  std::vector<bit_probe> probes;
+  const auto fp = f.fingerprints();
+  for (const std::uint64_t slot : f.slots_of_item(item)) {
+    probes.push_back({0, slot, static_cast<std::uint32_t>(fp[static_cast<std::size_t>(slot)])});
+  }
+  return probes;
+}
+
+template <class Fuse>
+filter_stats fuse_stats(const Fuse& f, filter_kind kind) {
+  filter_stats s;
+  s.kind = kind;
+  s.hash = hash_kind::xxh3;
+  s.seed = f.seed();
+  s.bits = f.slots() * f.fingerprint_bits;
+  s.hashes = 3;
+  s.layers = 1;
+  s.items_added = f.items();
+  for (const auto v : f.fingerprints()) s.bits_set += static_cast<std::uint64_t>(std::popcount(v));
+  s.fill_ratio = s.bits == 0 ? 0 : static_cast<double>(s.bits_set) / static_cast<double>(s.bits);
+  s.expected_fpr = f.items() == 0 ? 0 : Fuse::expected_fpr();
+  s.estimated_items = static_cast<double>(f.items());  // exact: recorded at build
+  s.memory_bytes = f.slots() * sizeof(f.fingerprints()[0]);
+  return s;
+}
+
+}  // namespace
+
 std::vector<bit_probe> any_filter::explain(std::string_view item) const {
-  return std::visit([item](const auto& f) { return f.explain(item); }, filter_);
+  return std::visit(
+      [item](const auto& f) {
+        if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
+          return fuse_probes(f, item);
+        } else {
+          return f.explain(item);
+        }
+      },
+      filter_);
 }
 
 filter_stats any_filter::stats() const {
-  return std::visit([](const auto& f) { return f.stats(); }, filter_);
+  const filter_kind k = kind();
+  return std::visit(
+      [k](const auto& f) {
+        if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
+          return fuse_stats(f, k);
+        } else {
+          return f.stats();
+        }
+      },
+      filter_);
 }
 
 namespace {
@@ -125,13 +236,17 @@ void combine(any_filter::variant_type& a, const any_filter::variant_type& b,
 }  // namespace
 
 void any_filter::merge(const any_filter& other) {
-  combine(filter_, other.filter_, "merge", kind(), other.kind(),
-          [](auto& a, const auto& b) { a.merge(b); });
+  if (is_static_kind(kind())) throw_static("merge into", kind());
+  combine(filter_, other.filter_, "merge", kind(), other.kind(), [](auto& a, const auto& b) {
+    if constexpr (!is_fuse<std::decay_t<decltype(a)>>) a.merge(b);
+  });
 }
 
 void any_filter::intersect(const any_filter& other) {
-  combine(filter_, other.filter_, "intersect", kind(), other.kind(),
-          [](auto& a, const auto& b) { a.intersect(b); });
+  if (is_static_kind(kind())) throw_static("intersect into", kind());
+  combine(filter_, other.filter_, "intersect", kind(), other.kind(), [](auto& a, const auto& b) {
+    if constexpr (!is_fuse<std::decay_t<decltype(a)>>) a.intersect(b);
+  });
 }
 
 any_filter make_filter(const filter_spec& spec) {
@@ -174,11 +289,26 @@ any_filter make_filter(const filter_spec& spec) {
                                          spec.tightening)
                  : scalable_bloom_filter::from_size(spec.bits, spec.hashes, spec.hash, spec.seed,
                                                     spec.growth, spec.tightening);
+    case filter_kind::fuse8:
+    case filter_kind::fuse16:
+      throw std::invalid_argument(fmt::format(
+          "a {} filter is static and cannot be created empty; build it from its whole key set "
+          "(build_fuse_filter, or ringbloom bloom create FILE --kind {} --from KEYS.txt)",
+          filter_kind_name(spec.kind), filter_kind_name(spec.kind)));
   }
   throw std::invalid_argument(
       fmt::format("unknown filter kind code {}; use blocked, classic, "
                   "counting or scalable",
                   static_cast<unsigned>(spec.kind)));
+}
+
+any_filter build_fuse_filter(filter_kind kind, std::span<const std::uint64_t> hashes,
+                             std::uint64_t seed) {
+  if (kind == filter_kind::fuse8) return fuse8_filter::build_from_hashes(hashes, seed);
+  if (kind == filter_kind::fuse16) return fuse16_filter::build_from_hashes(hashes, seed);
+  throw std::invalid_argument(fmt::format(
+      "build_fuse_filter builds the static kinds fuse8 and fuse16, not {}; use make_filter",
+      filter_kind_name(kind)));
 }
 
 // --- the format ------------------------------------------------------------------
@@ -229,6 +359,10 @@ std::uint64_t layer_words(filter_kind kind, std::uint64_t m) {
   switch (kind) {
     case filter_kind::counting:
       return (m + 15) / 16;
+    case filter_kind::fuse8:  // m is the number of slots (fingerprints)
+      return (m + 7) / 8;
+    case filter_kind::fuse16:
+      return (m + 3) / 4;
     case filter_kind::blocked:
     case filter_kind::classic:
     case filter_kind::scalable:
@@ -244,6 +378,11 @@ struct layer_view {
   std::uint64_t items;
   std::uint64_t capacity;
   std::span<const std::uint64_t> words;
+  // Fuse kinds: the fingerprints instead of words, and the segment length
+  // (stored in the entry's reserved field).
+  std::span<const std::uint8_t> fuse8;
+  std::span<const std::uint16_t> fuse16;
+  std::uint32_t segment_length = 0;
 };
 
 struct filter_view {
@@ -258,27 +397,54 @@ struct filter_view {
 
 filter_view view_of(const any_filter& filter) {
   filter_view v{filter.kind(), filter.hash(), filter.seed(), 0, 0, 0, {}};
-  std::visit(overloaded{
-                 [&](const scalable_bloom_filter& f) {
-                   v.fpr = f.target_fpr();
-                   v.tightening = f.tightening();
-                   v.growth = f.growth();
-                   for (const auto& l : f.layers()) {
-                     v.layers.push_back({l.filter.bits(), l.filter.hashes(), l.filter.items_added(),
-                                         l.capacity, l.filter.words()});
-                   }
-                 },
-                 [&](const auto& f) {
-                   v.layers.push_back({f.bits(), f.hashes(), f.items_added(), 0, f.words()});
-                 },
-             },
-             filter.variant());
+  std::visit(
+      overloaded{
+          [&](const scalable_bloom_filter& f) {
+            v.fpr = f.target_fpr();
+            v.tightening = f.tightening();
+            v.growth = f.growth();
+            for (const auto& l : f.layers()) {
+              v.layers.push_back({l.filter.bits(),
+                                  l.filter.hashes(),
+                                  l.filter.items_added(),
+                                  l.capacity,
+                                  l.filter.words(),
+                                  {},
+                                  {},
+                                  0});
+            }
+          },
+          [&](const fuse8_filter& f) {
+            v.layers.push_back({f.slots(),
+                                3,
+                                f.items(),
+                                f.build_seed(),
+                                {},
+                                f.fingerprints(),
+                                {},
+                                f.segment_length()});
+          },
+          [&](const fuse16_filter& f) {
+            v.layers.push_back({f.slots(),
+                                3,
+                                f.items(),
+                                f.build_seed(),
+                                {},
+                                {},
+                                f.fingerprints(),
+                                f.segment_length()});
+          },
+          [&](const auto& f) {
+            v.layers.push_back({f.bits(), f.hashes(), f.items_added(), 0, f.words(), {}, {}, 0});
+          },
+      },
+      filter.variant());
   return v;
 }
 
 std::uint64_t size_of(const filter_view& v) {
   std::uint64_t size = align_up(header_bytes + layer_entry_bytes * v.layers.size());
-  for (const auto& l : v.layers) size += align_up(l.words.size() * 8);
+  for (const auto& l : v.layers) size += align_up(layer_words(v.kind, l.bits) * 8);
   return size + checksum_bytes;
 }
 
@@ -317,6 +483,11 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
     corrupt(fmt::format("the filter file records an unknown hash code {}", data[off_hash]));
   const auto layer_count = load_le<std::uint32_t>(data + off_layers);
   const bool scalable = *kind == filter_kind::scalable;
+  const bool fuse = is_static_kind(*kind);
+  if (fuse && *hash != hash_kind::xxh3) {
+    corrupt(fmt::format("the filter file records hash {} for a {} filter, which hashes with xxh3",
+                        hash_name(*hash), filter_kind_name(*kind)));
+  }
   if (layer_count == 0 || (!scalable && layer_count != 1) ||
       layer_count > scalable_bloom_filter::max_layers) {
     corrupt(fmt::format("the filter file records {} layers for a {} filter", layer_count,
@@ -346,7 +517,7 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
 
   struct entry {
     std::uint64_t bits, items, capacity, offset, words;
-    std::uint32_t hashes;
+    std::uint32_t hashes, reserved;
   };
   std::vector<entry> entries;
   entries.reserve(layer_count);
@@ -359,14 +530,19 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
     en.hashes = load_le<std::uint32_t>(e + le_hashes);
     en.items = load_le<std::uint64_t>(e + le_items);
     en.capacity = load_le<std::uint64_t>(e + le_capacity);
-    if (load_le<std::uint32_t>(e + le_reserved) != 0) {
+    en.reserved = load_le<std::uint32_t>(e + le_reserved);  // fuse: the segment length
+    if (!fuse && en.reserved != 0) {
       corrupt(fmt::format("layer {} of the filter file has non-zero reserved bytes", i));
+    }
+    if (fuse && en.hashes != 3) {
+      corrupt(fmt::format("the filter file records {} hashes for a {} filter, which has 3",
+                          en.hashes, filter_kind_name(*kind)));
     }
     if (en.bits == 0 || en.bits > max_filter_bits) {
       corrupt(fmt::format("layer {} of the filter file records {} bits, outside 1..{}", i, en.bits,
                           max_filter_bits));
     }
-    if (!scalable && en.capacity != 0) {
+    if (!scalable && !fuse && en.capacity != 0) {
       corrupt("the filter file records a layer capacity for a fixed-size filter");
     }
     // bits <= 2^40, so words * 8 <= 2^37 and 64 layers cannot overflow.
@@ -376,7 +552,9 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
     if (offset + checksum_bytes > size) {
       corrupt(fmt::format("the filter file is too short for the {} bits of layer {}", en.bits, i));
     }
-    if (!all_zero(data + en.offset + en.words * 8, offset - en.offset - en.words * 8)) {
+    const std::uint64_t used =
+        fuse ? en.bits * (*kind == filter_kind::fuse8 ? 1 : 2) : en.words * 8;
+    if (!all_zero(data + en.offset + used, offset - en.offset - used)) {
       corrupt(fmt::format("the filter file has non-zero padding after layer {}", i));
     }
     if (en.items > std::numeric_limits<std::uint64_t>::max() - item_sum) {
@@ -398,6 +576,31 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
   // limits, blocked sizes, zero tail bits) and throw data_error.
   auto words_of = [&](const entry& en) { return words_at(data + en.offset, en.words, keepalive); };
   const entry& first = entries[0];
+  // Fuse kinds: the fingerprints in place when mapped (fuse8 on any host,
+  // fuse16 on little-endian ones; the payload is 64-byte aligned), else a
+  // copy; from_parts checks the geometry (every lookup in bounds).
+  auto fuse_of = [&](auto tag, const entry& en) -> any_filter {
+    using F = typename decltype(tag)::type;
+    using fp = typename F::fingerprint_type;
+    const auto n = static_cast<std::size_t>(en.bits);
+    const unsigned char* at = data + en.offset;
+    typename F::parts parts{seed, en.capacity, en.items, en.reserved, {}};
+    std::vector<fp> copy;
+    std::shared_ptr<const void> owner;
+    if (keepalive && (sizeof(fp) == 1 || std::endian::native == std::endian::little)) {
+      parts.fingerprints = {reinterpret_cast<const fp*>(at), n};
+      owner = keepalive;
+    } else {
+      copy.resize(n);
+      for (std::size_t i = 0; i < n; ++i) copy[i] = load_le<fp>(at + sizeof(fp) * i);
+      parts.fingerprints = copy;
+    }
+    try {
+      return F::from_parts(parts, owner);
+    } catch (const std::invalid_argument& e) {
+      corrupt(e.what());
+    }
+  };
   switch (*kind) {
     case filter_kind::classic:
       return bloom_filter::from_words(first.bits, first.hashes, *hash, seed, first.items,
@@ -408,6 +611,10 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
     case filter_kind::counting:
       return counting_bloom_filter::from_words(first.bits, first.hashes, *hash, seed, first.items,
                                                words_of(first));
+    case filter_kind::fuse8:
+      return fuse_of(std::type_identity<fuse8_filter>{}, first);
+    case filter_kind::fuse16:
+      return fuse_of(std::type_identity<fuse16_filter>{}, first);
     case filter_kind::scalable:
       break;
   }
@@ -482,8 +689,11 @@ std::string serialize_filter(const any_filter& filter) {
     store_le<std::uint32_t>(e + le_hashes, l.hashes);
     store_le<std::uint64_t>(e + le_items, l.items);
     store_le<std::uint64_t>(e + le_capacity, l.capacity);
+    store_le<std::uint32_t>(e + le_reserved, l.segment_length);
     for (std::size_t w = 0; w < l.words.size(); ++w) store_le(p + offset + 8 * w, l.words[w]);
-    offset += align_up(l.words.size() * 8);
+    if (!l.fuse8.empty()) std::memcpy(p + offset, l.fuse8.data(), l.fuse8.size());
+    for (std::size_t s = 0; s < l.fuse16.size(); ++s) store_le(p + offset + 2 * s, l.fuse16[s]);
+    offset += align_up(layer_words(v.kind, l.bits) * 8);
   }
   io::seal(out);
   return out;

@@ -44,8 +44,9 @@ constexpr int max_tries = 1000;
 }  // namespace
 
 template <class Fingerprint>
-std::uint64_t binary_fuse_filter<Fingerprint>::item_hash(std::string_view item) const noexcept {
-  return xxh3_64(item, seed_);
+std::uint64_t binary_fuse_filter<Fingerprint>::key_hash(std::string_view item,
+                                                        std::uint64_t seed) noexcept {
+  return xxh3_64(item, seed);
 }
 
 template <class Fingerprint>
@@ -64,7 +65,7 @@ void binary_fuse_filter<Fingerprint>::size_for(std::uint64_t n) {
   std::int64_t segments = (capacity + length - 1) / length - 2;
   segments = std::max<std::int64_t>(segments, 1);
   segment_count_length_ = static_cast<std::uint32_t>(segments * length);
-  fingerprints_.assign(static_cast<std::size_t>((segments + 2) * length), Fingerprint{0});
+  slot_count_ = static_cast<std::uint64_t>((segments + 2) * length);
 }
 
 template <class Fingerprint>
@@ -96,8 +97,10 @@ void binary_fuse_filter<Fingerprint>::mixed_by_segment(std::span<const std::uint
 }
 
 template <class Fingerprint>
-bool binary_fuse_filter<Fingerprint>::try_build(std::span<const std::uint64_t> keys) {
-  const std::size_t size = fingerprints_.size();
+bool binary_fuse_filter<Fingerprint>::try_build(std::span<const std::uint64_t> keys,
+                                                std::vector<Fingerprint>& out) {
+  const auto size = static_cast<std::size_t>(slot_count_);
+  out.assign(size, Fingerprint{0});
   std::vector<std::uint8_t> count(size, 0);  // keys << 2 | XOR of their slot indexes
   std::vector<std::uint64_t> xor_hash(size, 0);
   std::vector<std::uint64_t> hashes;
@@ -145,9 +148,9 @@ bool binary_fuse_filter<Fingerprint>::try_build(std::span<const std::uint64_t> k
     const slots3 s = slots_of(h);
     const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
     const std::uint32_t free_slot = at[which[k]];
-    fingerprints_[free_slot] = 0;
-    fingerprints_[free_slot] = static_cast<Fingerprint>(
-        fingerprint_of(h) ^ fingerprints_[at[0]] ^ fingerprints_[at[1]] ^ fingerprints_[at[2]]);
+    out[free_slot] = 0;
+    out[free_slot] =
+        static_cast<Fingerprint>(fingerprint_of(h) ^ out[at[0]] ^ out[at[1]] ^ out[at[2]]);
   }
   return true;
 }
@@ -166,8 +169,13 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build_from_hash
   f.items_ = keys.size();
   f.size_for(keys.size());
   f.build_seed_ = next_seed(seed);
+  auto built = std::make_shared<std::vector<Fingerprint>>();
   for (int attempt = 0; attempt < max_tries; ++attempt) {
-    if (f.try_build(keys)) return f;
+    if (f.try_build(keys, *built)) {
+      f.fingerprints_ = *built;
+      f.owner_ = std::move(built);
+      return f;
+    }
     if (attempt == 0) {
       // Equal hashes cancel out in the slots' XORs and make every try fail:
       // after a first failure, keep each hash once (sorting costs more than
@@ -179,7 +187,6 @@ binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::build_from_hash
       f.items_ = keys.size();
       f.size_for(keys.size());
     }
-    std::fill(f.fingerprints_.begin(), f.fingerprints_.end(), Fingerprint{0});
     f.build_seed_ = next_seed(f.build_seed_);
   }
   throw std::runtime_error("the fuse filter could not be built in " + std::to_string(max_tries) +
@@ -200,6 +207,46 @@ void binary_fuse_filter<Fingerprint>::add(std::string_view /*item*/) {
   throw std::logic_error(
       "a fuse filter is static and cannot take a key after it is built; rebuild it from the "
       "whole key set with build(), or use a blocked Bloom filter for a set that grows");
+}
+
+template <class Fingerprint>
+binary_fuse_filter<Fingerprint> binary_fuse_filter<Fingerprint>::from_parts(
+    const parts& p, std::shared_ptr<const void> keepalive) {
+  const std::uint64_t length = p.segment_length;
+  const std::uint64_t slots = p.fingerprints.size();
+  auto refuse = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (length < 4 || length > (std::uint64_t{1} << 18) || (length & (length - 1)) != 0) {
+    refuse("the fuse filter's segment length " + std::to_string(length) +
+           " is not a power of two between 4 and 2^18");
+  }
+  if (slots % length != 0 || slots < 3 * length ||
+      slots > std::numeric_limits<std::uint32_t>::max()) {
+    refuse("the fuse filter's " + std::to_string(slots) +
+           " slots are not a whole number of at least three segments of " + std::to_string(length) +
+           " below 2^32");
+  }
+  if (p.items > slots || p.items > std::numeric_limits<std::uint32_t>::max()) {
+    refuse("the fuse filter records " + std::to_string(p.items) + " items for " +
+           std::to_string(slots) + " slots");
+  }
+  binary_fuse_filter f;
+  f.seed_ = p.seed;
+  f.build_seed_ = p.build_seed;
+  f.items_ = p.items;
+  f.segment_length_ = static_cast<std::uint32_t>(length);
+  f.segment_mask_ = f.segment_length_ - 1;
+  f.segment_count_length_ = static_cast<std::uint32_t>(slots - 2 * length);
+  f.slot_count_ = slots;
+  if (keepalive) {
+    f.fingerprints_ = p.fingerprints;
+    f.keepalive_ = std::move(keepalive);
+  } else {
+    auto copy =
+        std::make_shared<std::vector<Fingerprint>>(p.fingerprints.begin(), p.fingerprints.end());
+    f.fingerprints_ = *copy;
+    f.owner_ = std::move(copy);
+  }
+  return f;
 }
 
 template <class Fingerprint>

@@ -94,7 +94,7 @@ def blocked_positions(item, k, m):
 # --- filter files (docs/format.md, version 1), written from the documentation --
 
 MAGIC = b"\x89RBF\r\n\x1a\n"
-KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4}
+KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4, "fuse8": 5, "fuse16": 6}
 HASH = {"xxh3": 1, "sha256": 2, "poly31": 3, "md5": 4}
 
 
@@ -126,6 +126,97 @@ def file_bytes(kind, hash_name, seed, layers, fpr=0.0, tightening=0.0, growth=0)
     out += struct.pack("<Q", xxh3_64(bytes(out)))
     assert len(out) == size
     return bytes(out)
+
+
+# --- binary fuse filters (include/ringbloom/filter/fuse_filter.hpp, docs/format.md) ---
+# Geometry and hashing follow the header's documentation; the construction here
+# is a plain peeling with Python lists (its own order, so its fingerprints may
+# differ from the library's: any array that satisfies every key is valid, and
+# the C++ test checks the library reads this one and writes it back unchanged).
+
+def fmix64(h):
+    h ^= h >> 33
+    h = (h * 0xFF51AFD7ED558CCD) & MASK64
+    h ^= h >> 33
+    h = (h * 0xC4CEB9FE1A85EC53) & MASK64
+    return h ^ (h >> 33)
+
+
+def fuse_geometry(n):
+    """(segment_length, segment_count_length, slots) of size_for(n)."""
+    exponent = 2 if n == 0 else math.floor(math.log(n) / math.log(3.33) + 2.25)
+    length = 1 << max(2, min(18, exponent))
+    factor = 0.0 if n <= 1 else max(1.125, 0.875 + 0.25 * math.log(1e6) / math.log(n))
+    capacity = math.floor(n * factor + 0.5)  # llround of a positive number
+    segments = max(1, (capacity + length - 1) // length - 2)
+    return length, segments * length, (segments + 2) * length
+
+
+def fuse_slots(h, length, count_length):
+    h0 = (h * count_length) >> 64
+    h1 = (h0 + length) ^ ((h >> 18) & (length - 1))
+    h2 = (h0 + 2 * length) ^ (h & (length - 1))
+    return [h0, h1, h2]
+
+
+def fuse_build(items, bits, seed=0):
+    """(build_seed, segment_length, fingerprints) for distinct items (seed 0: xxhsum's XXH3-64)."""
+    assert seed == 0
+    keys = [xxh3_64(item.encode()) for item in items]
+    length, count_length, size = fuse_geometry(len(keys))
+    build_seed = fmix64((seed + 0x9E3779B97F4A7C15) & MASK64)
+    while True:
+        hs = [fmix64((k + build_seed) & MASK64) for k in keys]
+        at = [set() for _ in range(size)]
+        for i, h in enumerate(hs):
+            for slot in fuse_slots(h, length, count_length):
+                at[slot].add(i)
+        stack, queue = [], [s for s in range(size) if len(at[s]) == 1]
+        while queue:
+            slot = queue.pop(0)
+            if len(at[slot]) != 1:
+                continue
+            i = next(iter(at[slot]))
+            stack.append((i, slot))
+            for other in fuse_slots(hs[i], length, count_length):
+                at[other].discard(i)
+                if len(at[other]) == 1:
+                    queue.append(other)
+        if len(stack) == len(keys):
+            break
+        build_seed = fmix64((build_seed + 0x9E3779B97F4A7C15) & MASK64)
+    fp = [0] * size
+    mask = (1 << bits) - 1
+    for i, slot in reversed(stack):
+        h = hs[i]
+        value = (h ^ (h >> 32)) & mask
+        for other in fuse_slots(h, length, count_length):
+            if other != slot:
+                value ^= fp[other]
+        fp[slot] = value
+    return build_seed, length, count_length, fp
+
+
+def fuse_contains(item, build_seed, length, count_length, fp, bits):
+    h = fmix64((xxh3_64(item.encode()) + build_seed) & MASK64)
+    a, b, c = fuse_slots(h, length, count_length)
+    return (fp[a] ^ fp[b] ^ fp[c]) == ((h ^ (h >> 32)) & ((1 << bits) - 1))
+
+
+def fuse_file_bytes(kind, items, bits):
+    """The header, one layer entry (m = slots, k = 3, reserved = segment length,
+    items, capacity = build seed), the fingerprints little-endian, the checksum."""
+    build_seed, length, count_length, fp = fuse_build(items, bits)
+    payload = b"".join(struct.pack("<B" if bits == 8 else "<H", v) for v in fp)
+    size = 128 + align64(len(payload)) + 8
+    out = bytearray(MAGIC + struct.pack("<HBBIQQQddII", 1, KIND[kind], HASH["xxh3"], 1, 0,
+                                        len(items), size, 0.0, 0.0, 0, 0))
+    out += struct.pack("<QIIQQ", len(fp), 3, length, len(items), build_seed)
+    out += bytes(128 - len(out))
+    out += payload + bytes(align64(len(payload)) - len(payload))
+    out += struct.pack("<Q", xxh3_64(bytes(out)))
+    assert len(out) == size
+    return bytes(out), (build_seed, length, count_length, fp)
 
 
 class Bits:
@@ -221,6 +312,10 @@ def write_files(directory):
         layers[-1][0].add(item)
     files["scalable_sha256.rbf"] = file_bytes("scalable", "sha256", 0,
                                               [l.layer(c) for l, c in layers], p, r, growth)
+    # Static fuse filters of f0..f99; the test probes g0..g999 (printed by main()).
+    fuse_items = [f"f{i}" for i in range(100)]
+    files["fuse8_xxh3.rbf"], _ = fuse_file_bytes("fuse8", fuse_items, 8)
+    files["fuse16_xxh3.rbf"], _ = fuse_file_bytes("fuse16", fuse_items, 16)
     os.makedirs(directory, exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(directory, name), "wb") as out:
@@ -233,6 +328,12 @@ def main():
         write_files(sys.argv[2])
         return
     check_constants()
+    fuse_items = [f"f{i}" for i in range(100)]
+    for kind, bits in (("fuse8", 8), ("fuse16", 16)):
+        _, parts = fuse_file_bytes(kind, fuse_items, bits)
+        fp = sum(fuse_contains(f"g{i}", *parts, bits) for i in range(1000))
+        print(f"{kind} of f0..f99: build seed {parts[0]:#x}, segment length {parts[1]}, "
+              f"{len(parts[3])} slots; strangers g0..g999 reported present: {fp}")
     print("German walkthrough m=16 k=2")
     bits = [0] * 16
     for item in ["anna", "bora"]:

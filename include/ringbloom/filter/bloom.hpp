@@ -78,12 +78,15 @@ enum class filter_kind : std::uint8_t {
   blocked = 2,
   counting = 3,
   scalable = 4,
+  fuse8 = 5,   ///< static binary fuse filter, 8-bit fingerprints (fuse_filter.hpp)
+  fuse16 = 6,  ///< the same with 16-bit fingerprints
 };
 
 /// The kind of new filters when none is asked for.
 inline constexpr filter_kind default_filter_kind = filter_kind::blocked;
 
-/// The stable name of a kind ("classic", "blocked", "counting", "scalable").
+/// The stable name of a kind ("classic", "blocked", "counting", "scalable",
+/// "fuse8", "fuse16").
 [[nodiscard]] std::string_view filter_kind_name(filter_kind kind) noexcept;
 
 /// The kind with that name, or nothing. Names are exact and lower case.

@@ -56,6 +56,7 @@
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/counting_bloom.hpp"
+#include "ringbloom/filter/fuse_filter.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/checkpoint.hpp"
@@ -78,16 +79,23 @@ struct filter_spec {
 
 /// A filter of any kind. Calls forward to the filter inside; operations a
 /// kind does not have throw std::invalid_argument with a sentence that says
-/// which kind has them.
+/// which kind has them. The fuse kinds are static: add, add_many, remove,
+/// merge and intersect throw std::invalid_argument saying to rebuild the
+/// filter from its whole key set (build_fuse_filter, or `ringbloom bloom
+/// create FILE --kind fuse8 --from KEYS.txt`). For them bits() is slots x
+/// fingerprint bits, hashes() is 3, explain() gives the three slots with
+/// their fingerprints as values.
 class any_filter {
  public:
   using variant_type = std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
-                                    scalable_bloom_filter>;
+                                    scalable_bloom_filter, fuse8_filter, fuse16_filter>;
 
   any_filter(bloom_filter f) : filter_(std::move(f)) {}           // NOLINT: implicit by design
   any_filter(blocked_bloom_filter f) : filter_(std::move(f)) {}   // NOLINT
   any_filter(counting_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
   any_filter(scalable_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
+  any_filter(fuse8_filter f) : filter_(std::move(f)) {}           // NOLINT
+  any_filter(fuse16_filter f) : filter_(std::move(f)) {}          // NOLINT
 
   [[nodiscard]] filter_kind kind() const noexcept;
   [[nodiscard]] hash_kind hash() const noexcept;
@@ -138,6 +146,17 @@ class any_filter {
 /// (capacity and fpr) or (bits and hashes) is given, and for any value a
 /// constructor refuses.
 [[nodiscard]] any_filter make_filter(const filter_spec& spec);
+
+/// A static fuse filter (kind fuse8 or fuse16) of the items whose
+/// key hashes (fuse8_filter::key_hash(item, seed)) are given; duplicates are
+/// counted once. Throws std::invalid_argument for another kind.
+[[nodiscard]] any_filter build_fuse_filter(filter_kind kind, std::span<const std::uint64_t> hashes,
+                                           std::uint64_t seed = 0);
+
+/// True for the static kinds (fuse8, fuse16).
+[[nodiscard]] constexpr bool is_static_kind(filter_kind kind) noexcept {
+  return kind == filter_kind::fuse8 || kind == filter_kind::fuse16;
+}
 
 /// The current format version, written into every file.
 inline constexpr std::uint16_t filter_format_version = 1;

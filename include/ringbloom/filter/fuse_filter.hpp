@@ -26,8 +26,10 @@
 // key set and seed. The segment and size rules follow the paper; the hashing
 // (XXH3-64 of the item, then the build seed mixed in) is ringbloom's.
 //
-// Not done yet: fuse filters are not in the filter file format (issue 16,
-// part 3 asks for a kind in the same file and memory-mapped lookups).
+// Files: filter_file.hpp saves, loads and memory-maps fuse filters as the
+// kinds fuse8 and fuse16 of the filter file format (docs/format.md); a mapped
+// filter reads its fingerprints from the page cache (from_parts with a
+// keepalive), without a copy.
 //
 // Example:
 //
@@ -38,7 +40,10 @@
 //   f.may_contain("cem");    // false, except with probability 1/256
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -50,6 +55,7 @@ class binary_fuse_filter {
  public:
   static_assert(sizeof(Fingerprint) == 1 || sizeof(Fingerprint) == 2,
                 "fuse filters have 8- or 16-bit fingerprints");
+  using fingerprint_type = Fingerprint;
   static constexpr unsigned fingerprint_bits = 8 * sizeof(Fingerprint);
 
   /// The filter of `items` (duplicates allowed). `seed` selects the item
@@ -64,7 +70,36 @@ class binary_fuse_filter {
                                                             std::uint64_t seed = 0);
 
   /// The 64-bit hash an item is known by: XXH3-64 of the item with the seed.
-  [[nodiscard]] std::uint64_t item_hash(std::string_view item) const noexcept;
+  [[nodiscard]] std::uint64_t item_hash(std::string_view item) const noexcept {
+    return key_hash(item, seed_);
+  }
+  /// The same without a filter: what build() hashes each item to, so a
+  /// caller can stream items and keep only their hashes (build_from_hashes).
+  [[nodiscard]] static std::uint64_t key_hash(std::string_view item, std::uint64_t seed) noexcept;
+
+  /// The parameters of a built filter, as a file stores them.
+  struct parts {
+    std::uint64_t seed = 0;        ///< the item hash's seed
+    std::uint64_t build_seed = 0;  ///< mixed into each key hash
+    std::uint64_t items = 0;
+    std::uint32_t segment_length = 0;
+    std::span<const Fingerprint> fingerprints;
+  };
+  /// A filter from stored parts. With `keepalive`, the fingerprints are not
+  /// copied: the filter reads them where they are (a mapping) and keeps
+  /// `keepalive` alive; without, they are copied. Throws
+  /// std::invalid_argument naming the field when the geometry is not one a
+  /// lookup can trust: the segment length a power of two in 4..2^18, the
+  /// slots a multiple of it and at least three segments, at most 2^32 items
+  /// and no more items than slots. Every lookup then stays inside the array.
+  [[nodiscard]] static binary_fuse_filter from_parts(const parts& p,
+                                                     std::shared_ptr<const void> keepalive = {});
+  [[nodiscard]] parts to_parts() const noexcept {
+    return {seed_, build_seed_, items_, segment_length_, fingerprints_};
+  }
+  /// True when the fingerprints are a view into memory the filter does not
+  /// own (a mapped file).
+  [[nodiscard]] bool is_view() const noexcept { return owner_ == nullptr; }
 
   [[nodiscard]] bool may_contain(std::string_view item) const noexcept {
     return may_contain_hash(item_hash(item));
@@ -79,6 +114,22 @@ class binary_fuse_filter {
   /// Always throws std::logic_error: a fuse filter cannot take a key after
   /// it is built.
   [[noreturn]] void add(std::string_view item);
+
+  /// The item's three slots, in order h0, h1, h2.
+  [[nodiscard]] std::array<std::uint64_t, 3> slots_of_item(std::string_view item) const noexcept {
+    const slots3 s = slots_of(mixed(item_hash(item)));
+    return {s.h0, s.h1, s.h2};
+  }
+  [[nodiscard]] std::uint64_t build_seed() const noexcept { return build_seed_; }
+
+  /// Same parameters and fingerprints.
+  friend bool operator==(const binary_fuse_filter& a, const binary_fuse_filter& b) noexcept {
+    return a.seed_ == b.seed_ && a.build_seed_ == b.build_seed_ && a.items_ == b.items_ &&
+           a.segment_length_ == b.segment_length_ &&
+           a.segment_count_length_ == b.segment_count_length_ &&
+           std::equal(a.fingerprints_.begin(), a.fingerprints_.end(), b.fingerprints_.begin(),
+                      b.fingerprints_.end());
+  }
 
   [[nodiscard]] std::uint64_t items() const noexcept { return items_; }
   [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
@@ -125,7 +176,7 @@ class binary_fuse_filter {
   }
 
   void size_for(std::uint64_t n);
-  bool try_build(std::span<const std::uint64_t> keys);
+  bool try_build(std::span<const std::uint64_t> keys, std::vector<Fingerprint>& out);
   void mixed_by_segment(std::span<const std::uint64_t> keys, std::vector<std::uint64_t>& out) const;
 
   std::uint64_t seed_ = 0;        // the item hash's seed
@@ -134,7 +185,13 @@ class binary_fuse_filter {
   std::uint32_t segment_length_ = 0;
   std::uint32_t segment_mask_ = 0;
   std::uint32_t segment_count_length_ = 0;
-  std::vector<Fingerprint> fingerprints_;
+  std::uint64_t slot_count_ = 0;  // size_for's result, before the array exists
+  // The fingerprints: a view into *owner_ (built or copied; shared by copies,
+  // which is safe because a built filter never changes) or into memory kept
+  // alive by keepalive_ (a mapping).
+  std::span<const Fingerprint> fingerprints_;
+  std::shared_ptr<const std::vector<Fingerprint>> owner_;
+  std::shared_ptr<const void> keepalive_;
 };
 
 using fuse8_filter = binary_fuse_filter<std::uint8_t>;
