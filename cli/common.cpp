@@ -210,4 +210,22 @@ void set_example(CLI::App& command, std::string_view example) {
   command.footer("Example:\n  " + std::string(example));
 }
 
+std::uint64_t in_batches(const std::vector<std::string>& args,
+                         const std::function<void(const std::vector<std::string>&)>& apply,
+                         std::size_t batch) {
+  if (!args.empty()) {
+    require_single_line(args);
+    apply(args);
+    return args.size();
+  }
+  std::uint64_t n = 0;
+  line_reader in;
+  std::vector<std::string> lines;
+  while (read_batch(in, lines, batch, batch_fill::full)) {
+    apply(lines);
+    n += lines.size();
+  }
+  return n;
+}
+
 }  // namespace ringbloom::cli

@@ -110,6 +110,14 @@ enum class batch_fill {
 /// callers flush their output after each batch.
 bool read_batch(line_reader& in, std::vector<std::string>& batch, std::size_t max, batch_fill fill);
 
+/// Calls `apply` once with the item arguments (each refused if it holds a line
+/// break) or, when there are none, with standard input in full batches of
+/// `batch` lines (each batch one locked update of a file, as `bloom add`).
+/// Returns the number of items applied.
+std::uint64_t in_batches(const std::vector<std::string>& args,
+                         const std::function<void(const std::vector<std::string>&)>& apply,
+                         std::size_t batch = 65536);
+
 /// Whether stdout / stderr is a terminal.
 [[nodiscard]] bool stdout_is_terminal();
 [[nodiscard]] bool stderr_is_terminal();

@@ -24,7 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-constexpr std::size_t batch_size = 65536;
 constexpr std::string_view read_advice =
     "check the file name, or create the filter first with 'ringbloom cuckoo create'";
 
@@ -55,24 +54,6 @@ json info_json(const std::string& file, const cuckoo_filter& f) {
               {"memory_bytes", f.memory_bytes()},
               {"expected_fpr",
                cuckoo_filter::expected_fpr(o.bucket_size, o.fingerprint_bits, f.load_factor())}};
-}
-
-/// Applies `fn` to the arguments, or to stdin in batches; returns the count.
-std::uint64_t in_batches(const std::vector<std::string>& args,
-                         const std::function<void(const std::vector<std::string>&)>& fn) {
-  if (!args.empty()) {
-    require_single_line(args);
-    fn(args);
-    return args.size();
-  }
-  std::uint64_t n = 0;
-  line_reader in;
-  std::vector<std::string> batch;
-  while (read_batch(in, batch, batch_size, batch_fill::full)) {
-    fn(batch);
-    n += batch.size();
-  }
-  return n;
 }
 
 /// Refuses, before allocating, a first sub-filter this machine cannot hold

@@ -30,9 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-/// Stdin lines applied per locked update (as `bloom add`).
-constexpr std::size_t batch_size = 65536;
-
 /// An io_error from the library gets `advice` appended unless it has one.
 template <class Fn>
 void with_advice(std::string_view advice, Fn&& fn) {
@@ -51,25 +48,6 @@ void refuse_existing(const std::string& file, bool force) {
     throw usage_error(fmt::format(
         "'{}' already exists; pass --force to replace it, or choose another file name", file));
   }
-}
-
-/// Calls `apply` with the arguments, or with stdin in batches of batch_size
-/// lines; returns the number of items.
-std::uint64_t in_batches(const std::vector<std::string>& args,
-                         const std::function<void(const std::vector<std::string>&)>& apply) {
-  if (!args.empty()) {
-    require_single_line(args);
-    apply(args);
-    return args.size();
-  }
-  std::uint64_t n = 0;
-  line_reader in;
-  std::vector<std::string> batch;
-  while (read_batch(in, batch, batch_size, batch_fill::full)) {
-    apply(batch);
-    n += batch.size();
-  }
-  return n;
 }
 
 // ============================== hll ==============================
