@@ -46,26 +46,43 @@ struct import_options {
   bool json = false;
 };
 
-// --rf N (SimpleStrategy) or --dc-rf DC=N,... (NetworkTopologyStrategy).
+// --rf N (SimpleStrategy) or --dc-rf DC=N,... (NetworkTopologyStrategy). As
+// in Cassandra, a data centre's factor may be 0 (no replica there; the
+// placement skips it), but not every one: a keyspace without any replica
+// places nothing. A data centre given twice is refused, not overwritten.
+constexpr std::uint32_t max_dc_rf = 100'000;  // as --rf
+
 schemes::cassandra_replication replication_from(const import_options& o) {
   if (o.dc_rf.empty()) return schemes::cassandra_replication::simple(o.rf);
   std::map<std::string, std::uint32_t> per_dc;
   std::string_view rest = o.dc_rf;
+  std::uint64_t replicas = 0;
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     const std::size_t eq = item.find('=');
-    std::uint32_t rf = 0;
-    const std::string_view number =
-        eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
-    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), rf);
-    if (eq == std::string_view::npos || eq == 0 || ec != std::errc{} ||
-        ptr != number.data() + number.size()) {
+    if (eq == std::string_view::npos || eq == 0) {
       throw usage_error(
-          fmt::format("--dc-rf '{}' is not DC=N; write e.g. --dc-rf dc1=3,dc2=2", item));
+          fmt::format("--dc-rf '{}' is not DC=N; write e.g. --dc-rf dc1=3,dc2=2", printable(item)));
     }
-    per_dc[std::string(item.substr(0, eq))] = rf;
+    const std::string dc(item.substr(0, eq));
+    const std::uint32_t rf = parse_number(
+        item.substr(eq + 1), fmt::format("--dc-rf '{}'", printable(item)),
+        between<std::uint32_t>(0, max_dc_rf),
+        "give each data centre a replication factor from 0 (no replica there) to 100000, "
+        "e.g. --dc-rf dc1=3,dc2=2");
+    if (!per_dc.emplace(dc, rf).second) {
+      throw usage_error(fmt::format(
+          "--dc-rf names data centre '{}' twice; give each data centre once", printable(dc)));
+    }
+    replicas += rf;
+  }
+  if (replicas == 0) {
+    throw usage_error(fmt::format(
+        "--dc-rf '{}' gives every data centre replication factor 0, so no key would have a "
+        "replica; give at least one data centre a factor of 1 or more",
+        printable(o.dc_rf)));
   }
   return schemes::cassandra_replication::network(std::move(per_dc));
 }

@@ -44,13 +44,21 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// The range of node weights everywhere else (topology files, --nodes
+// NAME=WEIGHT, the ring): 1 to 2^32 - 1. Fractions inside it are kept for the
+// strategies that weigh by real numbers (rendezvous, maglev, bounded); the
+// ring refuses them itself.
+constexpr double max_change_weight = 4294967295.0;
+
 double parse_weight(std::string_view text, std::string_view step) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
-      !std::isfinite(value) || value <= 0) {
-    throw std::invalid_argument(fmt::format(
-        "change '{}' has no valid weight; write a number greater than 0 after '='", step));
+      !std::isfinite(value) || value < 1.0 || value > max_change_weight) {
+    throw std::invalid_argument(
+        fmt::format("change '{}' has no valid weight; write a number from 1 to 4294967295 "
+                    "(2^32 - 1, the range of node weights) after '='",
+                    step));
   }
   return value;
 }

@@ -428,5 +428,36 @@ TEST(SchemePeers, CassandraTokensOwnersAndReplicasAsTheDriverComputes) {
   EXPECT_EQ(mismatches, 0u) << examples;
 }
 
+// Replication factor 0 for a data centre is legal in Cassandra and means no
+// replica there (`ring import cassandra --dc-rf dc1=2,dc2=0`): the replica
+// lists must be the driver's, with no dc2 node in any of them.
+TEST(SchemePeers, CassandraZeroFactorDataCentreHasNoReplicasAsTheDriverComputes) {
+  const std::vector<cassandra_node> fleet = cassandra_fleet(16);
+  json spec = {{"rf", 1}, {"dc_rf", {{"dc1", 2}, {"dc2", 0}}}, {"nodes", json::array()}};
+  for (const auto& n : fleet) {
+    spec["nodes"].push_back(
+        {{"name", n.address}, {"dc", n.datacenter}, {"rack", n.rack}, {"tokens", n.tokens}});
+  }
+  const std::vector<std::string> keys = peer_keys(2000);
+  const peer_answer peer = ask_peer("cassandra", spec, keys);
+  if (peer.rows.empty()) return;
+  const cassandra_placement simple(fleet, cassandra_replication::simple(1));
+  const cassandra_placement nts(fleet, cassandra_replication::network({{"dc1", 2}, {"dc2", 0}}));
+  std::size_t mismatches = 0;
+  std::size_t in_dc2 = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::vector<std::string> replicas = nts.replicas_for(keys[i]);
+    EXPECT_EQ(replicas.size(), 2u) << keys[i];
+    for (const auto& r : replicas) {
+      for (const auto& n : fleet) in_dc2 += n.address == r && n.datacenter == "dc2" ? 1 : 0;
+    }
+    const std::string mine = simple.node_for(keys[i]) + "|" + joined(simple.replicas_for(keys[i])) +
+                             "|" + joined(replicas);
+    if (mine != peer.rows[i].second) ++mismatches;
+  }
+  EXPECT_EQ(in_dc2, 0u);
+  EXPECT_EQ(mismatches, 0u);
+}
+
 }  // namespace
 }  // namespace ringbloom::schemes

@@ -37,6 +37,12 @@ TEST(Strategies, ParsesChangeLists) {
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("'grow', which is not")));
   EXPECT_THROW((void)parse_placement_changes("reweight:x"), std::invalid_argument);
   EXPECT_THROW((void)parse_placement_changes("reweight:x=0"), std::invalid_argument);
+  // Node weights range from 1 to 2^32 - 1 everywhere (topology files, --nodes).
+  EXPECT_THAT([] { (void)parse_placement_changes("reweight:x=1e308"); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("from 1 to 4294967295")));
+  EXPECT_THROW((void)parse_placement_changes("add:x=4294967296"), std::invalid_argument);
+  EXPECT_THROW((void)parse_placement_changes("reweight:x=0.5"), std::invalid_argument);
+  EXPECT_EQ(parse_placement_changes("reweight:x=4294967295")[0].weight, 4294967295.0);
   EXPECT_THROW((void)parse_placement_changes("remove:x=2"), std::invalid_argument);
   EXPECT_THROW((void)parse_placement_changes("add:"), std::invalid_argument);
   EXPECT_THROW((void)parse_placement_changes(""), std::invalid_argument);

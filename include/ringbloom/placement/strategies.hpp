@@ -85,8 +85,10 @@ struct placement_step {
   friend bool operator==(const placement_step&, const placement_step&) = default;
 };
 
-/// Parses "add:NAME[=W],remove:NAME,reweight:NAME=W,...". Throws
-/// std::invalid_argument naming the bad step and the accepted forms.
+/// Parses "add:NAME[=W],remove:NAME,reweight:NAME=W,...". A weight W is a
+/// number from 1 to 2^32 - 1, the range of node weights everywhere (the ring
+/// strategies further need a whole number). Throws std::invalid_argument
+/// naming the bad step and the accepted forms.
 [[nodiscard]] std::vector<placement_step> parse_placement_changes(std::string_view text);
 
 /// Applies `steps` to a node list (checking them: no duplicate add, no
