@@ -13,6 +13,7 @@
 
 #include "module_common.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
+#include "ringbloom/io/memory.hpp"
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/sketch_file.hpp"
 #include "ringbloom/sketch/top_k.hpp"
@@ -203,7 +204,15 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
                (f->settings().expansion != 0 && f->sub_filters().size() >= fitting)) {
       answer = -1;  // a growth now could pass CF_MAX_EXPANSIONS or MAX_FILTER_BYTES
     } else {
-      answer = f->add(item) ? 1 : -1;
+      try {
+        answer = f->add(item) ? 1 : -1;
+      } catch (const io::memory_error& e) {
+        // The library refused a growth this server cannot hold before
+        // allocating it; the filter is unchanged, so nothing is replicated
+        // for a single item.
+        if (!o.multi) return c.error(std::string("ERR ") + e.what());
+        answer = -1;
+      }
     }
     if (answer == -1 && !o.multi) {
       c.replicate();

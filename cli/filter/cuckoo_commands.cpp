@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::cli {
 namespace {
@@ -38,7 +39,9 @@ void with_advice(std::string_view advice, Fn&& fn) {
   }
 }
 
-json info_json(const std::string& file, const cuckoo_filter& f) {
+// Info as JSON for a filter or its read-only mapped view (the same fields).
+template <class Filter>
+json info_json(const std::string& file, const Filter& f) {
   const auto& o = f.settings();
   return json{{"file", file},
               {"capacity", f.capacity()},
@@ -139,6 +142,17 @@ void require_growth_memory(const cuckoo_filter& f, std::size_t n, const std::str
                  "--expansion");
 }
 
+/// f.add(item); a growth step this process cannot hold (the library checks
+/// it before allocating, io::memory_error) becomes a usage error naming the
+/// file: the batch is then not written.
+bool add_or_refuse(cuckoo_filter& f, const std::string& item, const std::string& file) {
+  try {
+    return f.add(item);
+  } catch (const io::memory_error& e) {
+    throw usage_error(fmt::format("{}: {} (nothing of this batch was written)", file, e.what()));
+  }
+}
+
 void add_add(CLI::App& cuckoo) {
   struct opts {
     std::string file;
@@ -158,7 +172,7 @@ void add_add(CLI::App& cuckoo) {
         update_cuckoo_file(o->file, [&](cuckoo_filter& f) {
           require_growth_memory(f, batch.size(), o->file);
           for (const auto& item : batch) {
-            if (!f.add(item)) {
+            if (!add_or_refuse(f, item, o->file)) {
               throw data_error(fmt::format(
                   "the cuckoo filter {} is full at {} items and may not grow (expansion 0), so "
                   "this batch was not added; create it with a larger --capacity or an "
@@ -192,7 +206,7 @@ void add_check(CLI::App& cuckoo, context& ctx) {
   set_example(*cmd, "ringbloom cuckoo check sessions.cf s-17 s-99");
   cmd->callback([o, &ctx] {
     with_advice(read_advice, [&] {
-      const cuckoo_filter f = load_cuckoo(o->file);
+      const cuckoo_view f = open_cuckoo_mapped(o->file);  // lookups read the mapping in place
       for_each_item(o->items, [&](std::string_view item) {
         const bool maybe = f.may_contain(item);
         if (!maybe) ctx.exit_status = exit_negative;
@@ -269,7 +283,7 @@ void add_info(CLI::App& cuckoo) {
   set_example(*cmd, "ringbloom cuckoo info sessions.cf");
   cmd->callback([o] {
     with_advice(read_advice, [&] {
-      const cuckoo_filter f = load_cuckoo(o->file);
+      const cuckoo_view f = open_cuckoo_mapped(o->file);
       if (o->json) return print_json(info_json(o->file, f));
       const auto& s = f.settings();
       fmt::print(

@@ -52,7 +52,9 @@ void refuse_existing(const std::string& file, bool force) {
 
 // ============================== hll ==============================
 
-json hll_json(const std::string& file, const hyperloglog& h) {
+// Info as JSON for a sketch or its read-only mapped view (the same fields).
+template <class Hll>
+json hll_json(const std::string& file, const Hll& h) {
   return json{{"file", file},
               {"mode", h.mode() == hll_mode::redis ? "redis" : "native"},
               {"precision", h.precision()},
@@ -158,9 +160,21 @@ void add_hll(CLI::App& app) {
     set_example(*cmd, "ringbloom hll count monday.hll tuesday.hll");
     cmd->callback([o] {
       with_advice("check the file names", [&] {
-        hyperloglog u = load_sketch_as<hyperloglog>(o->files[0]);
+        // Read-only: the files are mapped; one file is counted in place, a
+        // union needs one copy of the registers to take the maxima into.
+        const auto first = open_sketch_mapped_as<hll_view>(o->files[0]);
+        if (o->files.size() == 1) {
+          if (o->json) {
+            return print_json(json{{"files", o->files},
+                                   {"count", first.count()},
+                                   {"estimate", first.estimate()},
+                                   {"standard_error", first.standard_error()}});
+          }
+          return fmt::print("{}\n", first.count());
+        }
+        hyperloglog u = first.copy();
         for (std::size_t i = 1; i < o->files.size(); ++i) {
-          u.merge(load_sketch_as<hyperloglog>(o->files[i]));
+          u.merge(open_sketch_mapped_as<hll_view>(o->files[i]));
         }
         if (o->json) {
           return print_json(json{{"files", o->files},
@@ -222,7 +236,7 @@ void add_hll(CLI::App& app) {
     set_example(*cmd, "ringbloom hll info visitors.hll --json");
     cmd->callback([o] {
       with_advice("check the file name", [&] {
-        const auto h = load_sketch_as<hyperloglog>(o->file);
+        const auto h = open_sketch_mapped_as<hll_view>(o->file);
         if (o->json) return print_json(hll_json(o->file, h));
         fmt::print(
             "{}: HyperLogLog, {} mode, p = {} ({} registers, {} bytes), seed {}, standard "
@@ -323,7 +337,8 @@ void add_hll(CLI::App& app) {
 
 // ============================== cms ==============================
 
-json cms_json(const std::string& file, const count_min_sketch& c) {
+template <class Cms>
+json cms_json(const std::string& file, const Cms& c) {
   return json{{"file", file},
               {"width", c.width()},
               {"depth", c.depth()},
@@ -489,7 +504,7 @@ void add_cms(CLI::App& app) {
     set_example(*cmd, "ringbloom cms query hits.cms /index /login");
     cmd->callback([o] {
       with_advice("check the file name", [&] {
-        const auto c = load_sketch_as<count_min_sketch>(o->file);
+        const auto c = open_sketch_mapped_as<count_min_view>(o->file);  // read in place
         for_each_item(o->items, [&](std::string_view item) {
           if (o->json) {
             fmt::print("{}\n", json{{"item", item}, {"count", c.estimate(item)}}.dump(
@@ -557,7 +572,7 @@ void add_cms(CLI::App& app) {
     set_example(*cmd, "ringbloom cms info hits.cms");
     cmd->callback([o] {
       with_advice("check the file name", [&] {
-        const auto c = load_sketch_as<count_min_sketch>(o->file);
+        const auto c = open_sketch_mapped_as<count_min_view>(o->file);
         if (o->json) return print_json(cms_json(o->file, c));
         fmt::print(
             "{}: Count-Min {} x {}{}, total N = {}, estimates within +{:.1f} (eps x N) with "
@@ -697,7 +712,7 @@ void add_topk(CLI::App& app, context& ctx) {
     set_example(*cmd, "ringbloom topk list urls.topk --with-counts");
     cmd->callback([o] {
       with_advice("check the file name", [&] {
-        const auto t = load_sketch_as<top_k>(o->file);
+        const auto t = open_sketch_mapped_as<top_k>(o->file);  // decoded: variable-length heap
         const auto l = t.list();
         if (o->json) {
           json items = json::array();
@@ -730,7 +745,7 @@ void add_topk(CLI::App& app, context& ctx) {
     set_example(*cmd, "ringbloom topk query urls.topk /index /favicon.ico");
     cmd->callback([o, &ctx] {
       with_advice("check the file name", [&] {
-        const auto t = load_sketch_as<top_k>(o->file);
+        const auto t = open_sketch_mapped_as<top_k>(o->file);  // decoded: variable-length heap
         for_each_item(o->items, [&](std::string_view item) {
           const bool in = t.query(item);
           if (!in) ctx.exit_status = exit_negative;
@@ -757,7 +772,7 @@ void add_topk(CLI::App& app, context& ctx) {
     set_example(*cmd, "ringbloom topk info urls.topk");
     cmd->callback([o] {
       with_advice("check the file name", [&] {
-        const auto t = load_sketch_as<top_k>(o->file);
+        const auto t = open_sketch_mapped_as<top_k>(o->file);  // decoded: variable-length heap
         if (o->json) return print_json(topk_json(o->file, t));
         fmt::print("{}: Top-K, k = {}, {} x {} buckets, decay {}, seed {}, {} leaders listed\n",
                    o->file, t.k(), t.width(), t.depth(), t.decay(), t.seed(), t.list().size());

@@ -7,11 +7,13 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/format.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom {
 
@@ -59,6 +61,123 @@ std::size_t bytes_for(std::uint64_t buckets, const cuckoo_filter::options& o) {
   return static_cast<std::size_t>((bits + 7) / 8 + slack_bytes);
 }
 
+// The lookups, over slot bytes wherever they live (a cuckoo_filter's own
+// sub-filters or a mapped file's, cuckoo_view): the same code answers both.
+struct item_key {
+  std::uint64_t hash;
+  std::uint32_t fingerprint;
+};
+
+item_key key_for(std::string_view item, const cuckoo_filter::options& o) noexcept {
+  const std::uint64_t h = xxh3_64(item, o.seed);
+  const std::uint64_t range = (std::uint64_t{1} << o.fingerprint_bits) - 1;
+  return {h, static_cast<std::uint32_t>(1 + (h >> 32) % range)};
+}
+
+std::uint32_t slot_at(const unsigned char* bytes, std::uint64_t bucket, std::uint32_t i,
+                      const cuckoo_filter::options& o) noexcept {
+  const std::uint64_t bit = (bucket * o.bucket_size + i) * o.fingerprint_bits;
+  const std::uint32_t word = io::load_le<std::uint32_t>(bytes + bit / 8);
+  return (word >> (bit % 8)) & ((std::uint32_t{1} << o.fingerprint_bits) - 1);
+}
+
+// b x bits is 16, 24, 32, 48 or 64, a whole number of bytes, so every bucket
+// starts on a byte and fits one 8-byte load; its slots are then compared in
+// registers.
+bool bucket_holds(const unsigned char* bytes, std::uint64_t bucket, std::uint32_t fp,
+                  const cuckoo_filter::options& o) noexcept {
+  const std::uint32_t bits = o.fingerprint_bits;
+  const std::uint64_t bucket_bytes = o.bucket_size * bits / 8;
+  const std::uint64_t word = io::load_le<std::uint64_t>(bytes + bucket * bucket_bytes);
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  bool found = false;
+  for (std::uint32_t i = 0; i < o.bucket_size; ++i) {
+    found |= ((word >> (i * bits)) & mask) == fp;
+  }
+  return found;
+}
+
+struct bucket_pair {
+  std::uint64_t first;
+  std::uint64_t second;
+};
+
+bucket_pair buckets_for(item_key k, std::uint64_t buckets) noexcept {
+  const std::uint64_t mask = buckets - 1;
+  const std::uint64_t b1 = k.hash & mask;
+  return {b1, (b1 ^ (k.fingerprint * alt_multiplier)) & mask};
+}
+
+// `subs` is a range of sub-filters; bytes_of(s) gives one's slot bytes.
+template <class Subs, class BytesOf>
+bool contains(const Subs& subs, BytesOf bytes_of, item_key k,
+              const cuckoo_filter::options& o) noexcept {
+  for (const auto& s : subs) {
+    const auto [b1, b2] = buckets_for(k, s.buckets);
+    if (bucket_holds(bytes_of(s), b1, k.fingerprint, o) ||
+        bucket_holds(bytes_of(s), b2, k.fingerprint, o)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+template <class Subs, class BytesOf>
+std::uint64_t copies(const Subs& subs, BytesOf bytes_of, item_key k,
+                     const cuckoo_filter::options& o) noexcept {
+  std::uint64_t n = 0;
+  for (const auto& s : subs) {
+    const auto [b1, b2] = buckets_for(k, s.buckets);
+    for (std::uint32_t j = 0; j < o.bucket_size; ++j) {
+      n += slot_at(bytes_of(s), b1, j, o) == k.fingerprint ? 1 : 0;
+      if (b2 != b1) n += slot_at(bytes_of(s), b2, j, o) == k.fingerprint ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+template <class Subs, class BytesOf>
+void contains_many(const Subs& subs, BytesOf bytes_of, const cuckoo_filter::options& o,
+                   std::span<const std::string_view> items, std::span<bool> answers) {
+  if (answers.size() < items.size()) {
+    throw std::invalid_argument(fmt::format(
+        "may_contain_many has room for {} answers but was given {} items; pass a span as long "
+        "as the items",
+        answers.size(), items.size()));
+  }
+  constexpr std::size_t batch = 32;
+  const std::uint64_t bucket_bytes = o.bucket_size * o.fingerprint_bits / 8;
+  std::array<item_key, batch> keys{};
+  for (std::size_t start = 0; start < items.size(); start += batch) {
+    const std::size_t n = std::min(batch, items.size() - start);
+    for (std::size_t i = 0; i < n; ++i) {
+      keys[i] = key_for(items[start + i], o);
+      for (const auto& s : subs) {
+        const auto [b1, b2] = buckets_for(keys[i], s.buckets);
+        __builtin_prefetch(bytes_of(s) + b1 * bucket_bytes);
+        __builtin_prefetch(bytes_of(s) + b2 * bucket_bytes);
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) answers[start + i] = contains(subs, bytes_of, keys[i], o);
+  }
+}
+
+// Occupied slots of one sub-filter.
+std::uint64_t occupied(const unsigned char* bytes, std::uint64_t buckets,
+                       const cuckoo_filter::options& o) noexcept {
+  std::uint64_t n = 0;
+  for (std::uint64_t bucket = 0; bucket < buckets; ++bucket) {
+    for (std::uint32_t j = 0; j < o.bucket_size; ++j)
+      n += slot_at(bytes, bucket, j, o) != 0 ? 1 : 0;
+  }
+  return n;
+}
+
+const unsigned char* own_bytes(const cuckoo_filter::sub_filter& s) noexcept {
+  return s.bytes.data();
+}
+const unsigned char* view_bytes(const cuckoo_view::sub_view& s) noexcept { return s.bytes; }
+
 }  // namespace
 
 cuckoo_filter::cuckoo_filter(std::uint64_t capacity, options opts)
@@ -69,9 +188,8 @@ cuckoo_filter::cuckoo_filter(std::uint64_t capacity, options opts)
 }
 
 cuckoo_filter::key cuckoo_filter::key_of(std::string_view item) const noexcept {
-  const std::uint64_t h = xxh3_64(item, options_.seed);
-  const std::uint64_t range = (std::uint64_t{1} << options_.fingerprint_bits) - 1;
-  return {h, static_cast<std::uint32_t>(1 + (h >> 32) % range)};
+  const item_key k = key_for(item, options_);
+  return {k.hash, k.fingerprint};
 }
 
 std::uint64_t cuckoo_filter::buckets_of(std::size_t sub) const noexcept {
@@ -87,18 +205,26 @@ void cuckoo_filter::add_sub_filter() {
   subs_.push_back(std::move(s));
 }
 
+// A growth step is checked against the memory this process may still have
+// before the new sub-filter is allocated (io::require_memory): an impossible
+// growth is refused with a sentence, and the filter is left as it was.
 bool cuckoo_filter::grow() {
   if (options_.expansion == 0 || subs_.size() >= max_sub_filters) return false;
   if (buckets_of(subs_.size() - 1) > max_buckets / options_.expansion) return false;
+  const std::uint64_t buckets = buckets_of(subs_.size());
+  io::require_memory(
+      bytes_for(buckets, options_),
+      fmt::format("growing the full cuckoo filter by sub-filter {} ({} buckets, expansion {})",
+                  subs_.size() + 1, buckets, options_.expansion),
+      "the item was not added and the filter is unchanged; create the filter with a larger "
+      "capacity and a smaller expansion");
   add_sub_filter();
   return true;
 }
 
 std::uint32_t cuckoo_filter::slot(const sub_filter& s, std::uint64_t bucket,
                                   std::uint32_t i) const noexcept {
-  const std::uint64_t bit = (bucket * options_.bucket_size + i) * options_.fingerprint_bits;
-  const std::uint32_t word = io::load_le<std::uint32_t>(s.bytes.data() + bit / 8);
-  return (word >> (bit % 8)) & ((std::uint32_t{1} << options_.fingerprint_bits) - 1);
+  return slot_at(s.bytes.data(), bucket, i, options_);
 }
 
 void cuckoo_filter::set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t i,
@@ -108,22 +234,6 @@ void cuckoo_filter::set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t 
   const std::uint32_t mask = ((std::uint32_t{1} << options_.fingerprint_bits) - 1) << (bit % 8);
   const std::uint32_t word = io::load_le<std::uint32_t>(p);
   io::store_le<std::uint32_t>(p, (word & ~mask) | (fp << (bit % 8)));
-}
-
-// b x bits is 16, 24, 32, 48 or 64, a whole number of bytes, so every bucket
-// starts on a byte and fits one 8-byte load; its slots are then compared in
-// registers.
-bool cuckoo_filter::bucket_has(const sub_filter& s, std::uint64_t bucket,
-                               std::uint32_t fp) const noexcept {
-  const std::uint32_t bits = options_.fingerprint_bits;
-  const std::uint64_t bucket_bytes = options_.bucket_size * bits / 8;
-  const std::uint64_t word = io::load_le<std::uint64_t>(s.bytes.data() + bucket * bucket_bytes);
-  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
-  bool found = false;
-  for (std::uint32_t i = 0; i < options_.bucket_size; ++i) {
-    found |= ((word >> (i * bits)) & mask) == fp;
-  }
-  return found;
 }
 
 bool cuckoo_filter::put_in_free_slot(sub_filter& s, std::uint64_t bucket,
@@ -215,68 +325,16 @@ bool cuckoo_filter::remove(std::string_view item) {
 }
 
 bool cuckoo_filter::may_contain(std::string_view item) const noexcept {
-  const key k = key_of(item);
-  for (const sub_filter& s : subs_) {
-    const std::uint64_t mask = s.buckets - 1;
-    const std::uint64_t b1 = k.hash & mask;
-    const std::uint64_t b2 = (b1 ^ (k.fingerprint * alt_multiplier)) & mask;
-    if (bucket_has(s, b1, k.fingerprint) || bucket_has(s, b2, k.fingerprint)) return true;
-  }
-  return false;
+  return contains(subs_, own_bytes, key_for(item, options_), options_);
 }
 
 std::uint64_t cuckoo_filter::count(std::string_view item) const noexcept {
-  const key k = key_of(item);
-  std::uint64_t n = 0;
-  for (const sub_filter& s : subs_) {
-    const std::uint64_t mask = s.buckets - 1;
-    const std::uint64_t b1 = k.hash & mask;
-    const std::uint64_t b2 = (b1 ^ (k.fingerprint * alt_multiplier)) & mask;
-    for (std::uint32_t j = 0; j < options_.bucket_size; ++j) {
-      n += slot(s, b1, j) == k.fingerprint ? 1 : 0;
-      if (b2 != b1) n += slot(s, b2, j) == k.fingerprint ? 1 : 0;
-    }
-  }
-  return n;
+  return copies(subs_, own_bytes, key_for(item, options_), options_);
 }
 
 void cuckoo_filter::may_contain_many(std::span<const std::string_view> items,
                                      std::span<bool> answers) const {
-  if (answers.size() < items.size()) {
-    throw std::invalid_argument(fmt::format(
-        "may_contain_many has room for {} answers but was given {} items; pass a span as long "
-        "as the items",
-        answers.size(), items.size()));
-  }
-  constexpr std::size_t batch = 32;
-  std::array<key, batch> keys{};
-  for (std::size_t start = 0; start < items.size(); start += batch) {
-    const std::size_t n = std::min(batch, items.size() - start);
-    for (std::size_t i = 0; i < n; ++i) {
-      keys[i] = key_of(items[start + i]);
-      for (const sub_filter& s : subs_) {
-        const std::uint64_t mask = s.buckets - 1;
-        const std::uint64_t b1 = keys[i].hash & mask;
-        const std::uint64_t b2 = (b1 ^ (keys[i].fingerprint * alt_multiplier)) & mask;
-        const std::uint64_t bucket_bytes = options_.bucket_size * options_.fingerprint_bits / 8;
-        __builtin_prefetch(s.bytes.data() + b1 * bucket_bytes);
-        __builtin_prefetch(s.bytes.data() + b2 * bucket_bytes);
-      }
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      bool found = false;
-      for (const sub_filter& s : subs_) {
-        const std::uint64_t mask = s.buckets - 1;
-        const std::uint64_t b1 = keys[i].hash & mask;
-        const std::uint64_t b2 = (b1 ^ (keys[i].fingerprint * alt_multiplier)) & mask;
-        if (bucket_has(s, b1, keys[i].fingerprint) || bucket_has(s, b2, keys[i].fingerprint)) {
-          found = true;
-          break;
-        }
-      }
-      answers[start + i] = found;
-    }
-  }
+  contains_many(subs_, own_bytes, options_, items, answers);
 }
 
 std::uint64_t cuckoo_filter::slots() const noexcept {
@@ -335,11 +393,7 @@ cuckoo_filter cuckoo_filter::from_state(std::uint64_t capacity, options opts, st
         throw data_error(fmt::format("cuckoo sub-filter {} has bits set beyond its slots", i));
       }
     }
-    for (std::uint64_t bucket = 0; bucket < want; ++bucket) {
-      for (std::uint32_t j = 0; j < f.options_.bucket_size; ++j) {
-        stored += f.slot(s, bucket, j) != 0 ? 1 : 0;
-      }
-    }
+    stored += occupied(s.bytes.data(), want, f.options_);
   }
   if (stored != items) {
     throw data_error(fmt::format(
@@ -348,6 +402,95 @@ cuckoo_filter cuckoo_filter::from_state(std::uint64_t capacity, options opts, st
   f.items_ = items;
   f.deletes_ = deletes;
   return f;
+}
+
+// --- cuckoo_view ------------------------------------------------------------------
+
+cuckoo_view cuckoo_view::from_state(std::uint64_t capacity, cuckoo_filter::options opts,
+                                    std::uint64_t items, std::uint64_t deletes,
+                                    std::vector<sub_view> subs,
+                                    std::shared_ptr<const void> keepalive) {
+  const cuckoo_filter::options o = checked(capacity, opts);
+  if (o.expansion != opts.expansion) {
+    throw data_error(fmt::format("cuckoo expansion {} is not a power of two", opts.expansion));
+  }
+  if (subs.empty() || subs.size() > cuckoo_filter::max_sub_filters) {
+    throw data_error(fmt::format("a cuckoo filter has 1 to {} sub-filters, not {}",
+                                 cuckoo_filter::max_sub_filters, subs.size()));
+  }
+  if (subs.size() > 1 && o.expansion == 0) {
+    throw data_error("a cuckoo filter with expansion 0 cannot have grown");
+  }
+  std::uint64_t want = next_power_of_two(capacity / o.bucket_size);
+  std::uint64_t stored = 0;
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    if (i > 0) {
+      if (want > cuckoo_filter::max_buckets / o.expansion) {
+        throw data_error("the cuckoo filter's sub-filters are larger than 2^40 buckets");
+      }
+      want *= o.expansion;
+    }
+    if (subs[i].buckets != want || subs[i].bytes == nullptr) {
+      throw data_error(
+          fmt::format("cuckoo sub-filter {} has {} buckets; the growth rule gives {} buckets", i,
+                      subs[i].buckets, want));
+    }
+    stored += occupied(subs[i].bytes, want, o);
+  }
+  if (stored != items) {
+    throw data_error(fmt::format(
+        "the cuckoo filter records {} items but its slots hold {} fingerprints", items, stored));
+  }
+  cuckoo_view v;
+  v.capacity_ = capacity;
+  v.options_ = o;
+  v.items_ = items;
+  v.deletes_ = deletes;
+  v.subs_ = std::move(subs);
+  v.keepalive_ = std::move(keepalive);
+  return v;
+}
+
+bool cuckoo_view::may_contain(std::string_view item) const noexcept {
+  return contains(subs_, view_bytes, key_for(item, options_), options_);
+}
+
+std::uint64_t cuckoo_view::count(std::string_view item) const noexcept {
+  return copies(subs_, view_bytes, key_for(item, options_), options_);
+}
+
+void cuckoo_view::may_contain_many(std::span<const std::string_view> items,
+                                   std::span<bool> answers) const {
+  contains_many(subs_, view_bytes, options_, items, answers);
+}
+
+std::uint64_t cuckoo_view::slots() const noexcept {
+  std::uint64_t n = 0;
+  for (const sub_view& s : subs_) n += s.buckets * options_.bucket_size;
+  return n;
+}
+
+double cuckoo_view::load_factor() const noexcept {
+  return static_cast<double>(items_) / static_cast<double>(slots());
+}
+
+std::uint64_t cuckoo_view::memory_bytes() const noexcept {
+  std::uint64_t n = 0;
+  for (const sub_view& s : subs_) n += bytes_for(s.buckets, options_);
+  return n;
+}
+
+cuckoo_filter cuckoo_view::copy() const {
+  std::vector<cuckoo_filter::sub_filter> subs;
+  for (const sub_view& s : subs_) {
+    cuckoo_filter::sub_filter own;
+    own.buckets = s.buckets;
+    const std::size_t n = bytes_for(s.buckets, options_) - slack_bytes;
+    own.bytes.assign(s.bytes, s.bytes + n);
+    own.bytes.resize(n + slack_bytes, 0);
+    subs.push_back(std::move(own));
+  }
+  return cuckoo_filter::from_state(capacity_, options_, items_, deletes_, std::move(subs));
 }
 
 }  // namespace ringbloom

@@ -72,4 +72,12 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{:.1f} {}", value, units[unit]);
 }
 
+void require_memory(std::uint64_t bytes, std::string_view what, std::string_view advice) {
+  const memory_budget budget = available_memory();
+  if (bytes <= budget.bytes) return;
+  throw memory_error(fmt::format("{} needs {} of memory, more than the {} {}; {}", what,
+                                 format_bytes(bytes), format_bytes(budget.bytes), budget.source,
+                                 advice));
+}
+
 }  // namespace ringbloom::io

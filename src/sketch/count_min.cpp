@@ -7,11 +7,14 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <stdexcept>
+#include <utility>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/io/format.hpp"
 
 namespace ringbloom {
 
@@ -157,15 +160,28 @@ std::uint32_t count_min_sketch::increment(std::string_view item, std::uint32_t n
   return target;
 }
 
-std::uint32_t count_min_sketch::estimate(std::string_view item) const noexcept {
-  const hash128 h = xxh3_128(item, seed_);
-  row_walk walk{h.low, h.high | 1, width_};
-  const std::uint32_t* row = counters_.data();
+namespace {
+
+// The smallest of the item's depth counters; counter(i) reads counter i
+// (row-major), wherever the counters live.
+template <class Counter>
+std::uint32_t smallest_counter(std::string_view item, std::uint64_t seed, std::uint32_t width,
+                               std::uint32_t depth, Counter counter) noexcept {
+  const hash128 h = xxh3_128(item, seed);
+  row_walk walk{h.low, h.high | 1, width};
   std::uint32_t smallest = counter_max;
-  for (std::uint32_t r = 0; r < depth_; ++r, row += width_) {
-    smallest = std::min(smallest, row[walk.next()]);
+  std::size_t row = 0;
+  for (std::uint32_t r = 0; r < depth; ++r, row += width) {
+    smallest = std::min(smallest, counter(row + walk.next()));
   }
   return smallest;
+}
+
+}  // namespace
+
+std::uint32_t count_min_sketch::estimate(std::string_view item) const noexcept {
+  const std::uint32_t* c = counters_.data();
+  return smallest_counter(item, seed_, width_, depth_, [c](std::size_t i) { return c[i]; });
 }
 
 count_min_sketch count_min_sketch::merged(std::span<const count_min_sketch* const> sources,
@@ -219,6 +235,37 @@ count_min_sketch count_min_sketch::merged(std::span<const count_min_sketch* cons
 void count_min_sketch::merge(const count_min_sketch& other) {
   const std::array<const count_min_sketch*, 2> both{this, &other};
   *this = merged(both);
+}
+
+// --- count_min_view ---------------------------------------------------------------
+
+count_min_view::count_min_view(std::uint32_t width, std::uint32_t depth, bool conservative,
+                               std::uint64_t seed, std::uint64_t total,
+                               const unsigned char* counters, std::shared_ptr<const void> keepalive)
+    : width_((check_size(width, depth), width)),
+      depth_(depth),
+      conservative_(conservative),
+      seed_(seed),
+      total_(total),
+      counters_(counters),
+      keepalive_(std::move(keepalive)) {}
+
+double count_min_view::epsilon() const noexcept { return std::numbers::e / width_; }
+double count_min_view::delta() const noexcept { return std::exp(-static_cast<double>(depth_)); }
+
+std::uint32_t count_min_view::estimate(std::string_view item) const noexcept {
+  const unsigned char* c = counters_;
+  return smallest_counter(item, seed_, width_, depth_,
+                          [c](std::size_t i) { return io::load_le<std::uint32_t>(c + 4 * i); });
+}
+
+count_min_sketch count_min_view::copy() const {
+  std::vector<std::uint32_t> counters(std::size_t{width_} * depth_);
+  for (std::size_t i = 0; i < counters.size(); ++i) {
+    counters[i] = io::load_le<std::uint32_t>(counters_ + 4 * i);
+  }
+  return count_min_sketch::from_counters(width_, depth_, conservative_, seed_, total_,
+                                         std::move(counters));
 }
 
 }  // namespace ringbloom

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
@@ -71,25 +74,47 @@ hyperloglog hyperloglog::redis() {
   return hyperloglog(redis_precision, hll_mode::redis, redis_seed);
 }
 
-hyperloglog hyperloglog::from_registers(unsigned precision, hll_mode mode, std::uint64_t seed,
-                                        std::vector<std::uint8_t> registers) {
+namespace {
+
+// The rules of saved registers, for from_registers and hll_view.
+void check_registers(unsigned precision, hll_mode mode, std::uint64_t seed,
+                     std::span<const std::uint8_t> registers) {
   check_precision(precision);
-  if (mode == hll_mode::redis && (precision != redis_precision || seed != redis_seed)) {
+  if (mode == hll_mode::redis &&
+      (precision != hyperloglog::redis_precision || seed != hyperloglog::redis_seed)) {
     throw std::invalid_argument(
         "a Redis-mode HyperLogLog has precision 14 and seed 0xadc83b19; use hyperloglog::redis()");
   }
-  hyperloglog h(precision, mode, seed);
-  if (registers.size() != h.registers_.size()) {
+  const std::size_t m = std::size_t{1} << precision;
+  if (registers.size() != m) {
     throw data_error(
         fmt::format("a HyperLogLog of precision {} has {} registers, but {} were given", precision,
-                    h.registers_.size(), registers.size()));
+                    m, registers.size()));
   }
+  const unsigned max_register = 65 - precision;
   const auto top = std::max_element(registers.begin(), registers.end());
-  if (*top > h.max_register()) {
+  if (*top > max_register) {
     throw data_error(fmt::format(
         "HyperLogLog register {} holds {}, above the largest possible value {} for precision {}",
-        top - registers.begin(), *top, h.max_register(), precision));
+        top - registers.begin(), *top, max_register, precision));
   }
+}
+
+// Why two sketches cannot be merged, or "" when they can.
+std::string merge_conflict(hll_mode mode_a, unsigned p_a, std::uint64_t seed_a, hll_mode mode_b,
+                           unsigned p_b, std::uint64_t seed_b) {
+  if (mode_a != mode_b) return "one is in Redis mode and the other is not";
+  if (p_a != p_b) return fmt::format("their precisions differ ({} and {})", p_a, p_b);
+  if (seed_a != seed_b) return fmt::format("their seeds differ ({} and {})", seed_a, seed_b);
+  return {};
+}
+
+}  // namespace
+
+hyperloglog hyperloglog::from_registers(unsigned precision, hll_mode mode, std::uint64_t seed,
+                                        std::vector<std::uint8_t> registers) {
+  check_registers(precision, mode, seed, registers);
+  hyperloglog h(precision, mode, seed);
   h.registers_.assign(registers.begin(), registers.end());
   return h;
 }
@@ -135,36 +160,62 @@ double hll_estimate_from_histogram(std::span<const std::uint32_t> histogram,
   return alpha_inf * m * m / z;
 }
 
-double hyperloglog::estimate() const noexcept {
+double hll_estimate(std::span<const std::uint8_t> registers, unsigned precision) noexcept {
   std::array<std::uint32_t, 66> histogram{};
-  for (const std::uint8_t r : registers_) ++histogram[r];
-  return hll_estimate_from_histogram(histogram, precision_);
+  for (const std::uint8_t r : registers) ++histogram[r];
+  return hll_estimate_from_histogram(histogram, precision);
 }
+
+double hyperloglog::estimate() const noexcept { return hll_estimate(registers_, precision_); }
 
 std::uint64_t hyperloglog::count() const noexcept {
   return static_cast<std::uint64_t>(std::llround(estimate()));
 }
 
 void hyperloglog::merge(const hyperloglog& other) {
-  std::string why;
-  if (mode_ != other.mode_) {
-    why = "one is in Redis mode and the other is not";
-  } else if (precision_ != other.precision_) {
-    why = fmt::format("their precisions differ ({} and {})", precision_, other.precision_);
-  } else if (seed_ != other.seed_) {
-    why = fmt::format("their seeds differ ({} and {})", seed_, other.seed_);
-  }
+  merge(hll_view(other.precision_, other.mode_, other.seed_, other.registers_));
+}
+
+void hyperloglog::merge(const hll_view& other) {
+  const std::string why =
+      merge_conflict(mode_, precision_, seed_, other.mode(), other.precision(), other.seed());
   if (!why.empty()) {
     throw std::invalid_argument(fmt::format(
         "cannot merge incompatible HyperLogLogs: {}; only sketches of the same mode, precision "
         "and seed can be merged, so create them with the same options",
         why));
   }
+  const auto theirs = other.registers();
   for (std::size_t i = 0; i < registers_.size(); ++i) {
-    registers_[i] = std::max(registers_[i], other.registers_[i]);
+    registers_[i] = std::max(registers_[i], theirs[i]);
   }
 }
 
 void hyperloglog::clear() noexcept { std::fill(registers_.begin(), registers_.end(), 0); }
+
+// --- hll_view -------------------------------------------------------------------
+
+hll_view::hll_view(unsigned precision, hll_mode mode, std::uint64_t seed,
+                   std::span<const std::uint8_t> registers, std::shared_ptr<const void> keepalive)
+    : precision_((check_registers(precision, mode, seed, registers), precision)),
+      mode_(mode),
+      seed_(seed),
+      registers_(registers),
+      keepalive_(std::move(keepalive)) {}
+
+double hll_view::standard_error() const noexcept {
+  return 1.04 / std::sqrt(static_cast<double>(registers_.size()));
+}
+
+double hll_view::estimate() const noexcept { return hll_estimate(registers_, precision_); }
+
+std::uint64_t hll_view::count() const noexcept {
+  return static_cast<std::uint64_t>(std::llround(estimate()));
+}
+
+hyperloglog hll_view::copy() const {
+  return hyperloglog::from_registers(
+      precision_, mode_, seed_, std::vector<std::uint8_t>(registers_.begin(), registers_.end()));
+}
 
 }  // namespace ringbloom

@@ -5,12 +5,16 @@
 
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/format.hpp"
+#include "ringbloom/io/mapped_file.hpp"
 
 namespace ringbloom {
 
@@ -152,7 +156,15 @@ void check_unused(const unsigned char* data, std::initializer_list<std::size_t> 
   }
 }
 
-any_sketch parse_hll(const reader& r, std::uint64_t size) {
+// The HyperLogLog header and length checks; the registers start at offset 64.
+struct hll_fields {
+  unsigned precision;
+  hll_mode mode;
+  std::uint64_t seed;
+  std::span<const std::uint8_t> registers;
+};
+
+hll_fields check_hll(const reader& r, std::uint64_t size) {
   const auto* d = r.data;
   const auto p = io::load_le<std::uint32_t>(d + off_a);
   if (d[off_variant] > 1) corrupt(fmt::format("unknown HyperLogLog mode {}", d[off_variant]));
@@ -163,14 +175,33 @@ any_sketch parse_hll(const reader& r, std::uint64_t size) {
   const std::uint64_t m = std::uint64_t{1} << p;
   r.need(m, "registers");
   check_tail(r, m, size);
-  std::vector<std::uint8_t> regs(d + header_bytes, d + header_bytes + m);
-  return build([&] {
-    return hyperloglog::from_registers(p, static_cast<hll_mode>(d[off_variant]),
-                                       io::load_le<std::uint64_t>(d + off_seed), std::move(regs));
-  });
+  return {p, static_cast<hll_mode>(d[off_variant]), io::load_le<std::uint64_t>(d + off_seed),
+          std::span<const std::uint8_t>(d + header_bytes, static_cast<std::size_t>(m))};
 }
 
-any_sketch parse_cms(const reader& r, std::uint64_t size) {
+any_sketch parse_hll(const reader& r, std::uint64_t size) {
+  const hll_fields f = check_hll(r, size);
+  std::vector<std::uint8_t> regs(f.registers.begin(), f.registers.end());
+  return build(
+      [&] { return hyperloglog::from_registers(f.precision, f.mode, f.seed, std::move(regs)); });
+}
+
+hll_view view_hll(const reader& r, std::uint64_t size, const std::shared_ptr<const void>& keep) {
+  const hll_fields f = check_hll(r, size);
+  return build([&] { return hll_view(f.precision, f.mode, f.seed, f.registers, keep); });
+}
+
+// The Count-Min header and length checks; the counters start at offset 64.
+struct cms_fields {
+  std::uint32_t width;
+  std::uint32_t depth;
+  bool conservative;
+  std::uint64_t seed;
+  std::uint64_t total;
+  const unsigned char* counters;
+};
+
+cms_fields check_cms(const reader& r, std::uint64_t size) {
   const auto* d = r.data;
   const auto width = io::load_le<std::uint32_t>(d + off_a);
   const auto depth = io::load_le<std::uint32_t>(d + off_b);
@@ -179,14 +210,31 @@ any_sketch parse_cms(const reader& r, std::uint64_t size) {
   const std::uint64_t n = std::uint64_t{width} * depth;
   r.need(n * 4, "counters");
   check_tail(r, n * 4, size);
-  std::vector<std::uint32_t> counters(static_cast<std::size_t>(n));
+  return {width,
+          depth,
+          d[off_variant] == 1,
+          io::load_le<std::uint64_t>(d + off_seed),
+          io::load_le<std::uint64_t>(d + off_count),
+          d + header_bytes};
+}
+
+any_sketch parse_cms(const reader& r, std::uint64_t size) {
+  const cms_fields f = check_cms(r, size);
+  std::vector<std::uint32_t> counters(static_cast<std::size_t>(std::uint64_t{f.width} * f.depth));
   for (std::size_t i = 0; i < counters.size(); ++i) {
-    counters[i] = io::load_le<std::uint32_t>(d + header_bytes + 4 * i);
+    counters[i] = io::load_le<std::uint32_t>(f.counters + 4 * i);
   }
   return build([&] {
-    return count_min_sketch::from_counters(
-        width, depth, d[off_variant] == 1, io::load_le<std::uint64_t>(d + off_seed),
-        io::load_le<std::uint64_t>(d + off_count), std::move(counters));
+    return count_min_sketch::from_counters(f.width, f.depth, f.conservative, f.seed, f.total,
+                                           std::move(counters));
+  });
+}
+
+count_min_view view_cms(const reader& r, std::uint64_t size,
+                        const std::shared_ptr<const void>& keep) {
+  const cms_fields f = check_cms(r, size);
+  return build([&] {
+    return count_min_view(f.width, f.depth, f.conservative, f.seed, f.total, f.counters, keep);
   });
 }
 
@@ -263,7 +311,11 @@ std::string serialize_sketch(const any_sketch& sketch) {
   return out;
 }
 
-any_sketch deserialize_sketch(std::string_view bytes) {
+namespace {
+
+// The envelope (magic, version, size, checksum), the reserved bytes and the
+// kind: what every reader checks before the kind's own fields.
+std::pair<sketch_kind, reader> check_file(std::string_view bytes) {
   io::check_envelope(bytes, envelope);
   const auto* d = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::uint64_t size = bytes.size();
@@ -273,15 +325,53 @@ any_sketch deserialize_sketch(std::string_view bytes) {
   const reader r{d, size - header_bytes - io::checksum_bytes};
   switch (d[off_kind]) {
     case static_cast<unsigned char>(sketch_kind::hyperloglog):
-      return parse_hll(r, size);
     case static_cast<unsigned char>(sketch_kind::count_min):
-      return parse_cms(r, size);
     case static_cast<unsigned char>(sketch_kind::top_k):
-      return parse_topk(r, size);
+      return {static_cast<sketch_kind>(d[off_kind]), r};
     default:
       break;
   }
   corrupt(fmt::format("the sketch file records an unknown sketch kind {}", d[off_kind]));
+}
+
+}  // namespace
+
+mapped_sketch view_sketch(std::string_view bytes, std::shared_ptr<const void> keepalive) {
+  const auto [kind, r] = check_file(bytes);
+  switch (kind) {
+    case sketch_kind::hyperloglog:
+      return view_hll(r, bytes.size(), keepalive);
+    case sketch_kind::count_min:
+      return view_cms(r, bytes.size(), keepalive);
+    case sketch_kind::top_k:
+      break;
+  }
+  return std::get<top_k>(parse_topk(r, bytes.size()));  // variable-length heap: decoded
+}
+
+any_sketch deserialize_sketch(std::string_view bytes) {
+  const auto [kind, r] = check_file(bytes);
+  switch (kind) {
+    case sketch_kind::hyperloglog:
+      return parse_hll(r, bytes.size());
+    case sketch_kind::count_min:
+      return parse_cms(r, bytes.size());
+    case sketch_kind::top_k:
+      break;
+  }
+  return parse_topk(r, bytes.size());
+}
+
+sketch_kind kind_of(const mapped_sketch& sketch) noexcept {
+  return static_cast<sketch_kind>(sketch.index() + 1);
+}
+
+mapped_sketch open_sketch_mapped(const std::filesystem::path& path) {
+  const auto file = io::mapped_file::open(path);
+  // A pipe's bytes are held by `file` too, so the views may point into them.
+  mapped_sketch s = with_path(path, [&] { return view_sketch(file->bytes(), file); });
+  if (kind_of(s) == sketch_kind::count_min) file->advise_random();
+  return s;
 }
 
 void save_sketch(const std::filesystem::path& path, const any_sketch& sketch) {
@@ -311,6 +401,26 @@ T& sketch_as(any_sketch& sketch, const std::filesystem::path& path) {
                                sketch_kind_name(kind_of(sketch)), sketch_kind_name(kind_for<T>()),
                                sketch_kind_name(kind_for<T>())));
 }
+
+template <class T>
+constexpr sketch_kind kind_for_view() {
+  if constexpr (std::is_same_v<T, hll_view>) return sketch_kind::hyperloglog;
+  if constexpr (std::is_same_v<T, count_min_view>) return sketch_kind::count_min;
+  return sketch_kind::top_k;
+}
+
+template <class T>
+T open_sketch_mapped_as(const std::filesystem::path& path) {
+  mapped_sketch s = open_sketch_mapped(path);
+  if (auto* t = std::get_if<T>(&s)) return std::move(*t);
+  throw data_error(fmt::format("{} holds a {}, not a {}; give a {} file", path.string(),
+                               sketch_kind_name(kind_of(s)), sketch_kind_name(kind_for_view<T>()),
+                               sketch_kind_name(kind_for_view<T>())));
+}
+
+template hll_view open_sketch_mapped_as<hll_view>(const std::filesystem::path&);
+template count_min_view open_sketch_mapped_as<count_min_view>(const std::filesystem::path&);
+template top_k open_sketch_mapped_as<top_k>(const std::filesystem::path&);
 
 template <class T>
 T load_sketch_as(const std::filesystem::path& path) {

@@ -54,10 +54,10 @@ std::vector<std::string> create(std::vector<std::string> options) {
   return args;
 }
 
-// `cuckoo add DIR/grow.cf` with 140,000 items as arguments (one batch).
-std::vector<std::string> add_many() {
+// `cuckoo add DIR/grow.cf` with `n` items as arguments (one batch).
+std::vector<std::string> add_many(int n = 140000) {
   std::vector<std::string> args{"cuckoo", "add", "{dir}/grow.cf"};
-  for (int i = 0; i < 140000; ++i) args.push_back(std::to_string(i));
+  for (int i = 0; i < n; ++i) args.push_back(std::to_string(i));
   return args;
 }
 
@@ -159,6 +159,17 @@ const std::vector<hostile_case> cases = {
      add_many(),
      2,
      {"{dir}/grow.cf", "expansion 32768", "of memory"},
+     {},
+     growing_filter},
+    // 120,000 items fit the 131,076 slots of two sub-filters, so the command's
+    // own check before the batch lets them through; but with 20 kicks an
+    // insertion fails at about 3/4 load, and the third sub-filter (8 GiB) is
+    // refused by the library before it allocates (io::require_memory).
+    {"add_growing_below_full_load_past_memory",
+     add_many(120000),
+     2,
+     {"{dir}/grow.cf", "sub-filter 3 (1073741824 buckets, expansion 32768)", "8.0 GiB", "of memory",
+      "nothing of this batch was written"},
      {},
      growing_filter},
 };

@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -80,7 +81,10 @@ class cuckoo_filter {
   explicit cuckoo_filter(std::uint64_t capacity) : cuckoo_filter(capacity, options{}) {}
 
   /// Stores the item's fingerprint; false only when the filter is full and
-  /// may not grow (expansion 0 or 64 sub-filters).
+  /// may not grow (expansion 0 or 64 sub-filters). Before a growth step
+  /// allocates its sub-filter, the memory is checked (io::require_memory):
+  /// a growth this process cannot hold throws io::memory_error naming the
+  /// sub-filter and its size, with the item not added and the filter unchanged.
   bool add(std::string_view item);
   /// Adds unless the item may already be present; true when added (CF.ADDNX).
   bool add_if_absent(std::string_view item);
@@ -139,8 +143,6 @@ class cuckoo_filter {
   [[nodiscard]] std::uint32_t slot(const sub_filter& s, std::uint64_t bucket,
                                    std::uint32_t i) const noexcept;
   void set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t i, std::uint32_t fp) noexcept;
-  [[nodiscard]] bool bucket_has(const sub_filter& s, std::uint64_t bucket,
-                                std::uint32_t fp) const noexcept;
   bool put_in_free_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t fp) noexcept;
   bool insert_with_kicks(sub_filter& s, key k);
   bool grow();
@@ -152,6 +154,59 @@ class cuckoo_filter {
   std::uint64_t items_ = 0;
   std::uint64_t deletes_ = 0;
   hooked_vector<sub_filter> subs_;
+};
+
+/// A read-only cuckoo filter over sub-filters that live elsewhere: the slot
+/// bytes of a memory-mapped cuckoo filter file (open_cuckoo_mapped, below).
+/// may_contain, count and may_contain_many read the buckets in place, without
+/// a copy, and answer exactly as a cuckoo_filter with the same slots.
+/// `keepalive` keeps their storage (the mapping) alive as long as the view
+/// and its copies.
+class cuckoo_view {
+ public:
+  /// One sub-filter: `buckets` buckets packed as in cuckoo_filter::sub_filter
+  /// at `bytes`, followed by at least 7 readable bytes (a bucket is read as
+  /// one 8-byte load; in a file, padding, the next sub-filter or the
+  /// checksum trailer).
+  struct sub_view {
+    std::uint64_t buckets = 0;
+    const unsigned char* bytes = nullptr;
+  };
+
+  /// Checks what cuckoo_filter::from_state checks, without allocating the
+  /// slots: std::invalid_argument for options the filter refuses,
+  /// data_error unless the sub-filters have the sizes the growth rule gives
+  /// and hold exactly `items` fingerprints (one pass over the slots).
+  [[nodiscard]] static cuckoo_view from_state(std::uint64_t capacity, cuckoo_filter::options opts,
+                                              std::uint64_t items, std::uint64_t deletes,
+                                              std::vector<sub_view> subs,
+                                              std::shared_ptr<const void> keepalive = {});
+
+  [[nodiscard]] bool may_contain(std::string_view item) const noexcept;
+  [[nodiscard]] std::uint64_t count(std::string_view item) const noexcept;
+  void may_contain_many(std::span<const std::string_view> items, std::span<bool> answers) const;
+
+  [[nodiscard]] std::uint64_t items() const noexcept { return items_; }
+  [[nodiscard]] std::uint64_t deletes() const noexcept { return deletes_; }
+  [[nodiscard]] std::uint64_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] const cuckoo_filter::options& settings() const noexcept { return options_; }
+  [[nodiscard]] std::span<const sub_view> sub_filters() const noexcept { return subs_; }
+  [[nodiscard]] std::uint64_t slots() const noexcept;
+  [[nodiscard]] double load_factor() const noexcept;
+  /// The bytes a loaded cuckoo_filter holds for these slots (its
+  /// memory_bytes(): the slots and 7 bytes of slack per sub-filter).
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+  /// A writable filter with a copy of the slots.
+  [[nodiscard]] cuckoo_filter copy() const;
+
+ private:
+  cuckoo_view() = default;
+  std::uint64_t capacity_ = 0;
+  cuckoo_filter::options options_;
+  std::uint64_t items_ = 0;
+  std::uint64_t deletes_ = 0;
+  std::vector<sub_view> subs_;
+  std::shared_ptr<const void> keepalive_;
 };
 
 // --- cuckoo filter files (docs/format.md, "Cuckoo filter file format") ---------
@@ -170,6 +225,20 @@ inline constexpr std::uint16_t cuckoo_format_version = 1;
 void save_cuckoo(const std::filesystem::path& path, const cuckoo_filter& filter);
 /// Throws io_error, data_error (naming the file).
 [[nodiscard]] cuckoo_filter load_cuckoo(const std::filesystem::path& path);
+/// Opens a file read-only through mmap (io/mapped_file.hpp): verified as
+/// load_cuckoo verifies it (the checksum reads the whole mapping once, the
+/// fingerprint count reads every slot once), then lookups read only the
+/// buckets they probe. Replacing the file with save_cuckoo or
+/// update_cuckoo_file (a rename) does not disturb the view; truncating it in
+/// place while mapped makes a later lookup raise SIGBUS (never done by
+/// ringbloom). Throws io_error, data_error (naming the file).
+[[nodiscard]] cuckoo_view open_cuckoo_mapped(const std::filesystem::path& path);
+/// What open_cuckoo_mapped does once the bytes are there: checks them as
+/// deserialize_cuckoo does and returns a view into `bytes`, which must stay
+/// valid and unchanged while the view lives (`keepalive` may own them).
+/// Throws data_error.
+[[nodiscard]] cuckoo_view view_cuckoo(std::string_view bytes,
+                                      std::shared_ptr<const void> keepalive = {});
 /// Load, change, save under an exclusive lock (io::update_file_locked).
 void update_cuckoo_file(const std::filesystem::path& path,
                         const std::function<void(cuckoo_filter&)>& fn);

@@ -30,6 +30,8 @@
 #include <string>
 #include <string_view>
 
+#include "ringbloom/error.hpp"
+
 namespace ringbloom::io {
 
 /// The memory this process may still allocate, and where the figure comes from.
@@ -45,6 +47,21 @@ struct memory_budget {
 /// address-space / data limits (see the top of this file). When no figure can
 /// be read, the largest 64-bit number (nothing is refused).
 [[nodiscard]] memory_budget available_memory() noexcept;
+
+/// Work that needs more memory than this process may have was refused
+/// before anything was allocated (require_memory). The CLI reports it as
+/// bad data (exit 3) unless the number came from an option.
+class memory_error : public error {
+ public:
+  using error::error;
+};
+
+/// The library's form of the rule above: returns when `bytes` fit in
+/// available_memory(), else throws memory_error "<what> needs 64.0 GiB of
+/// memory, more than the 21.3 GiB of memory available on this machine;
+/// <advice>". `what` names the work ("growing the cuckoo filter to 5
+/// sub-filters"). (cli::require_memory is the same with a usage error.)
+void require_memory(std::uint64_t bytes, std::string_view what, std::string_view advice);
 
 /// `bytes` as a short human figure: "512 B", "1.5 KiB", "128.0 GiB".
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);

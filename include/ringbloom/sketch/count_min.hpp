@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -119,6 +120,48 @@ class count_min_sketch {
   std::uint64_t seed_;
   std::uint64_t total_ = 0;
   hooked_vector<std::uint32_t> counters_;  // row-major: row r at [r * width, (r + 1) * width)
+};
+
+/// A read-only Count-Min sketch over counters that live elsewhere: the
+/// counter bytes of a memory-mapped sketch file (open_sketch_mapped,
+/// sketch_file.hpp), width x depth little-endian 32-bit counters, row-major.
+/// estimate() reads its depth counters in place, without a copy, and answers
+/// exactly as a count_min_sketch with the same counters. `keepalive` keeps
+/// their storage (the mapping) alive as long as the view and its copies.
+class count_min_view {
+ public:
+  /// Throws std::invalid_argument for sizes count_min_sketch refuses. The
+  /// caller guarantees width x depth x 4 readable bytes at `counters`.
+  count_min_view(std::uint32_t width, std::uint32_t depth, bool conservative, std::uint64_t seed,
+                 std::uint64_t total, const unsigned char* counters,
+                 std::shared_ptr<const void> keepalive = {});
+
+  [[nodiscard]] std::uint32_t width() const noexcept { return width_; }
+  [[nodiscard]] std::uint32_t depth() const noexcept { return depth_; }
+  [[nodiscard]] bool conservative() const noexcept { return conservative_; }
+  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+  [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
+  [[nodiscard]] double epsilon() const noexcept;
+  [[nodiscard]] double delta() const noexcept;
+  [[nodiscard]] double error_bound() const noexcept {
+    return epsilon() * static_cast<double>(total_);
+  }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept {
+    return std::size_t{width_} * depth_ * 4;
+  }
+  /// count_min_sketch::estimate over the counters in place.
+  [[nodiscard]] std::uint32_t estimate(std::string_view item) const noexcept;
+  /// A writable sketch with a copy of the counters.
+  [[nodiscard]] count_min_sketch copy() const;
+
+ private:
+  std::uint32_t width_;
+  std::uint32_t depth_;
+  bool conservative_;
+  std::uint64_t seed_;
+  std::uint64_t total_;
+  const unsigned char* counters_;
+  std::shared_ptr<const void> keepalive_;
 };
 
 }  // namespace ringbloom

@@ -44,6 +44,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -58,6 +59,8 @@ enum class hll_mode : std::uint8_t {
   native = 0,  ///< xxh3_64(item, seed); any p
   redis = 1,   ///< MurmurHash64A(item, seed 0xadc83b19), p = 14: Redis 7.0's PFADD
 };
+
+class hll_view;
 
 class hyperloglog {
  public:
@@ -123,6 +126,8 @@ class hyperloglog {
   /// std::invalid_argument (sketch unchanged) unless mode, precision and
   /// seed agree, saying which differs.
   void merge(const hyperloglog& other);
+  /// The same union with a read-only sketch (a mapped file's registers).
+  void merge(const hll_view& other);
 
   /// Sets every register to zero.
   void clear() noexcept;
@@ -137,6 +142,45 @@ class hyperloglog {
   std::uint64_t seed_;
   hooked_vector<std::uint8_t> registers_;
 };
+
+/// A read-only HyperLogLog over registers that live elsewhere: the register
+/// bytes of a memory-mapped sketch file (open_sketch_mapped,
+/// sketch_file.hpp). count() reads them in place, without a copy; the
+/// answers are those of a hyperloglog with the same registers. `keepalive`
+/// keeps their storage (the mapping) alive as long as the view and its copies.
+class hll_view {
+ public:
+  /// Checks what from_registers checks (std::invalid_argument for a bad
+  /// precision or Redis mode, data_error for a wrong register count or a
+  /// register above max_register()): one pass over the registers.
+  hll_view(unsigned precision, hll_mode mode, std::uint64_t seed,
+           std::span<const std::uint8_t> registers, std::shared_ptr<const void> keepalive = {});
+
+  [[nodiscard]] unsigned precision() const noexcept { return precision_; }
+  [[nodiscard]] hll_mode mode() const noexcept { return mode_; }
+  [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
+  [[nodiscard]] std::size_t register_count() const noexcept { return registers_.size(); }
+  [[nodiscard]] std::size_t memory_bytes() const noexcept { return registers_.size(); }
+  [[nodiscard]] unsigned max_register() const noexcept { return 65 - precision_; }
+  [[nodiscard]] std::span<const std::uint8_t> registers() const noexcept { return registers_; }
+  [[nodiscard]] double standard_error() const noexcept;
+  [[nodiscard]] double estimate() const noexcept;
+  [[nodiscard]] std::uint64_t count() const noexcept;
+  /// A writable sketch with a copy of the registers.
+  [[nodiscard]] hyperloglog copy() const;
+
+ private:
+  unsigned precision_;
+  hll_mode mode_;
+  std::uint64_t seed_;
+  std::span<const std::uint8_t> registers_;
+  std::shared_ptr<const void> keepalive_;
+};
+
+/// Ertl's improved estimate over 2^precision registers (one byte each),
+/// wherever they live: what hyperloglog::estimate and hll_view::estimate use.
+[[nodiscard]] double hll_estimate(std::span<const std::uint8_t> registers,
+                                  unsigned precision) noexcept;
 
 /// Ertl 2017's improved estimator over a register histogram: `histogram[k]`
 /// is the number of registers equal to k, for k = 0..q+1 (q = 64 - p).
