@@ -1,11 +1,7 @@
 // any_filter and the filter file format (docs/format.md).
 #include "ringbloom/filter/filter_file.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +19,7 @@
 #include "ringbloom/filter/detail/bloom_hashing.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/format.hpp"
+#include "ringbloom/io/mapped_file.hpp"
 
 namespace ringbloom {
 
@@ -628,26 +625,6 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
   return scalable_bloom_filter::from_layers(fpr, growth, tightening, std::move(layers));
 }
 
-// A read-only mapping of a whole file.
-class mapping {
- public:
-  mapping(void* addr, std::size_t size) noexcept : addr_(addr), size_(size) {}
-  mapping(const mapping&) = delete;
-  mapping& operator=(const mapping&) = delete;
-  ~mapping() { ::munmap(addr_, size_); }
-  [[nodiscard]] std::string_view bytes() const noexcept {
-    return {static_cast<const char*>(addr_), size_};
-  }
-
- private:
-  void* addr_;
-  std::size_t size_;
-};
-
-[[noreturn]] void throw_io(std::string_view what, const std::filesystem::path& path, int err) {
-  throw io_error(fmt::format("{} '{}': {}", what, path.string(), std::strerror(err)));
-}
-
 template <class Fn>
 auto with_path(const std::filesystem::path& path, Fn&& fn) {
   try {
@@ -711,32 +688,15 @@ any_filter load_filter(const std::filesystem::path& path) {
 }
 
 any_filter open_filter_mapped(const std::filesystem::path& path) {
-  // A directory or a device is refused with its own sentence; a pipe cannot
-  // be mapped, so it is read (with io::read_file's bounds).
-  if (io::check_input(path) == io::input_kind::pipe) return load_filter(path);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_io("cannot open", path, errno);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw_io("cannot stat", path, err);
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  if (size < min_file_bytes) {
-    ::close(fd);
-    // Too short to map usefully; the parser says what is wrong with it.
-    const std::string bytes = io::read_file(path);
-    return with_path(path, [&] { return parse(bytes, nullptr); });
-  }
-  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  const int err = errno;
-  ::close(fd);
-  if (addr == MAP_FAILED) throw_io("cannot map", path, err);
-  auto map = std::make_shared<const mapping>(addr, size);
-  any_filter f = with_path(path, [&] { return parse(map->bytes(), map); });
+  // io::mapped_file refuses a directory or a device with its own sentence and
+  // reads a pipe (which cannot be mapped) with io::read_file's bounds; only a
+  // real mapping is used in place.
+  const auto file = io::mapped_file::open(path);
+  const std::shared_ptr<const void> keepalive =
+      file->mapped() ? std::shared_ptr<const void>(file) : nullptr;
+  any_filter f = with_path(path, [&] { return parse(file->bytes(), keepalive); });
   // Lookups probe scattered pages; do not read ahead around them.
-  ::madvise(addr, size, MADV_RANDOM);
+  file->advise_random();
   return f;
 }
 

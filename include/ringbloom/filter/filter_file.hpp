@@ -30,6 +30,9 @@
 //     (XXH3 runs at memory speed, some GB/s; a 1 GiB filter costs well under a
 //     second, once), then lookups touch only the pages they probe. The
 //     returned filter is read-only: add, remove, merge throw std::logic_error.
+//     The mapping (io/mapped_file.hpp, shared with sketch and cuckoo filter
+//     files) survives a save over the file (a rename); truncating the file
+//     in place while mapped makes a later lookup raise SIGBUS.
 //
 // Example:
 //
