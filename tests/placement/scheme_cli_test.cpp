@@ -182,7 +182,7 @@ TEST(SchemeCliImport, UnknownSystemIsAUsageError) {
   const auto conf = write(dir, "x.conf", "x");
   const auto r = run_cli({"ring", "import", "memcached", conf, "-o", dir.file("t.json")});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("'memcached' is not a system ring import reads"));
+  EXPECT_THAT(r.err, HasSubstr("'memcached' is not a system whose configuration ringbloom reads"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("t.json")));
 }
 
