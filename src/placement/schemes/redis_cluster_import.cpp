@@ -181,11 +181,16 @@ std::optional<std::string> tty_string(std::string_view text) {
 
 std::vector<slots_entry> entries_from_tty(const std::vector<std::string_view>& lines,
                                           std::string_view source) {
-  const std::vector<tty_value> values = parse_tty(lines, source);
   std::vector<slots_entry> entries;
+  const auto blank = [](std::string_view l) { return trim(l).empty(); };
+  const auto first = std::find_if_not(lines.begin(), lines.end(), blank);
+  if (first != lines.end() && trim(*first) == "(empty array)" &&
+      std::find_if_not(first + 1, lines.end(), blank) == lines.end()) {
+    return entries;  // the reply of a cluster that serves no slot
+  }
+  const std::vector<tty_value> values = parse_tty(lines, source);
   std::vector<std::array<bool, 4>> seen;
   for (const tty_value& v : values) {
-    if (v.path.size() == 1 && v.text == "(empty array)") continue;  // no slot at all
     if (v.path.size() < 2) {
       refuse_at(source, v.line,
                 fmt::format("'{}' is not an entry of a CLUSTER SLOTS reply (slot, slot, master "
