@@ -687,6 +687,14 @@ void section_strategies(std::string& h, const t::tour_result& tour) {
        "little extra movement. docs/placement.md compares them in full.</p></section>\n";
 }
 
+// A scheme name short enough for a bar group of the chart.
+std::string chart_label(const std::string& scheme) {
+  if (scheme == "groupcache") return "gcache";
+  if (scheme == "envoy-ring-hash") return "ring hash";
+  if (scheme == "envoy-maglev") return "maglev";
+  return scheme;
+}
+
 // Section 10: ringbloom/tour/systems_section.hpp.
 void section_systems(std::string& h, const t::tour_result& tour) {
   const auto& s = tour.systems;
@@ -715,7 +723,7 @@ void section_systems(std::string& h, const t::tour_result& tour) {
                     fmt::format("{:.3f} → {:.3f}", r.peak_avg_before, r.peak_avg_after),
                     r.remove_supported ? pct(r.remove_moved, 2) : "n/a",
                     r.remove_supported ? pct(r.remove_between_survivors, 2) : "n/a", points});
-    categories.push_back(r.scheme);
+    categories.push_back(chart_label(r.scheme));
     const double join_ratio = r.add_moved / s.ideal_add;
     const double leave_ratio = r.remove_supported ? r.remove_moved / s.ideal_remove : 0.0;
     join.data.emplace_back(static_cast<double>(k), join_ratio);

@@ -190,7 +190,7 @@ std::vector<std::string> measured_quirks(const systems_section& s) {
       out.push_back(fmt::format(
           "HAProxy numbers servers in configuration order, and a server's points come from its "
           "number: removing {} renumbered {} servers, so {} of the keys moved (ideal {}), {} "
-          "between servers that stayed. Give each server an explicit `id` to avoid it.",
+          "between servers that stayed. Giving each server an explicit id avoids it.",
           s.removed, r.renumbered, pct(r.remove_moved), pct(s.ideal_remove),
           pct(r.remove_between_survivors)));
     }
@@ -198,7 +198,7 @@ std::vector<std::string> measured_quirks(const systems_section& s) {
       out.push_back(fmt::format(
           "twemproxy's default key hash, fnv1a_64 (a 32-bit FNV with its own constants), spreads "
           "key-0..key-{} unevenly: the busiest of {} servers holds {:.3f}x the average with 160 "
-          "points each ({:.3f}x with `hash: md5`), so the joining server took only {} of the keys "
+          "points each ({:.3f}x with hash: md5), so the joining server took only {} of the keys "
           "(ideal {}).",
           s.keys - 1, s.from_nodes, r.peak_avg_before, s.twemproxy_md5_peak_avg, pct(r.add_moved),
           pct(s.ideal_add)));
