@@ -376,15 +376,19 @@ std::unique_ptr<placement> import_config(const config_source& o) {
 #endif
 }
 
-void add_config_options(CLI::App& cmd, config_source& o) {
-  cmd.add_option("--upstream", o.upstream, "nginx: the upstream block to read");
-  cmd.add_option("--backend", o.backend, "haproxy: the backend (or listen) section to read");
-  cmd.add_option("--pool", o.pool, "twemproxy: the pool to read (optional when the file has one)");
-  cmd.add_option("--cluster", o.cluster, "envoy: the cluster to read (RING_HASH or MAGLEV)");
-  add_number_option(cmd, "--rf", o.rf, between<std::uint32_t>(1, 100'000),
-                    "cassandra: SimpleStrategy replication factor (default 1)");
-  cmd.add_option("--dc-rf", o.dc_rf,
-                 "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)");
+void add_config_options(CLI::App& cmd, config_source& o, CLI::Option* from) {
+  std::vector<CLI::Option*> added = {
+      cmd.add_option("--upstream", o.upstream, "nginx: the upstream block to read"),
+      cmd.add_option("--backend", o.backend, "haproxy: the backend (or listen) section to read"),
+      cmd.add_option("--pool", o.pool,
+                     "twemproxy: the pool to read (optional when the file has one)"),
+      cmd.add_option("--cluster", o.cluster, "envoy: the cluster to read (RING_HASH or MAGLEV)"),
+      add_number_option(cmd, "--rf", o.rf, between<std::uint32_t>(1, 100'000),
+                        "cassandra: SimpleStrategy replication factor (default 1)"),
+      cmd.add_option("--dc-rf", o.dc_rf,
+                     "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)")};
+  if (from == nullptr) return;
+  for (CLI::Option* option : added) option->needs(from);
 }
 
 void add_ring_import(CLI::App& ring) {
@@ -399,7 +403,7 @@ void add_ring_import(CLI::App& ring) {
                   "nginx.conf, haproxy.cfg, nutcracker.yml, an Envoy YAML, or the output of "
                   "'redis-cli cluster nodes', 'redis-cli cluster slots' or 'nodetool ring'")
       ->required();
-  add_config_options(*cmd, o->source);
+  add_config_options(*cmd, o->source, nullptr);
   cmd->add_option("-o,--output", o->output,
                   "The topology file to write (default: standard output)");
   cmd->add_flag("--json", o->json, "Print only the topology JSON (no summary on stderr)");

@@ -507,7 +507,7 @@ void add_lookup(CLI::App& ring) {
   add_ring_flags(*cmd, o->ring);
   for (auto* ring_flag : {"--scheme", "--hash", "--vnodes"})
     from->excludes(cmd->get_option(ring_flag));
-  add_config_options(*cmd, o->config);
+  add_config_options(*cmd, o->config, from);
   add_number_option(*cmd, "--replicas", o->replicas, between<std::size_t>(1, max_node_count),
                     "Print the first N distinct nodes clockwise (owner first), comma-separated");
   cmd->add_option("keys", o->keys, "Keys to place; when none are given, read stdin");
@@ -838,10 +838,11 @@ void add_diff(CLI::App& ring) {
       ->required();
   cmd->add_option("new", o->new_file, "The topology after (with --from: the configuration)")
       ->required();
-  cmd->add_option("--from", o->config.system,
-                  "OLD and NEW are configurations of this system, read as 'ring import' reads "
-                  "them: nginx, haproxy, twemproxy, envoy, redis-cluster or cassandra");
-  add_config_options(*cmd, o->config);
+  auto* from =
+      cmd->add_option("--from", o->config.system,
+                      "OLD and NEW are configurations of this system, read as 'ring import' reads "
+                      "them: nginx, haproxy, twemproxy, envoy, redis-cluster or cassandra");
+  add_config_options(*cmd, o->config, from);
   cmd->add_option("--keys", o->keys,
                   "Also count how many of K keys move (1.." + std::to_string(max_keys) +
                       "); for a system scheme also a FILE of keys, whose moved keys are listed");

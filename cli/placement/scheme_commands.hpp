@@ -36,8 +36,9 @@ struct config_source {
 /// usage_error for an unknown system or a missing section name.
 [[nodiscard]] std::unique_ptr<placement> import_config(const config_source& source);
 
-/// Adds --upstream, --backend, --pool, --cluster, --rf and --dc-rf to `cmd`.
-void add_config_options(CLI::App& cmd, config_source& source);
+/// Adds --upstream, --backend, --pool, --cluster, --rf and --dc-rf to `cmd`;
+/// with `from` (the command's --from), each of them needs it.
+void add_config_options(CLI::App& cmd, config_source& source, CLI::Option* from);
 
 /// Whether `scheme` is a system scheme, or `file` (if not empty) is a
 /// topology whose "scheme" is one. Reads the file; throws what reading does.

@@ -440,6 +440,10 @@ TEST(SchemeCliLookupFrom, RefusesWhatImportRefuses) {
   EXPECT_EQ(r.exit_code, 2);
   r = run_cli({"ring", "lookup", "--from", "nginx"});
   EXPECT_EQ(r.exit_code, 2);
+  // A section option without --from would be ignored: refused instead.
+  r = run_cli({"ring", "lookup", "--nodes", "a,b", "--upstream", "backend", "k"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--upstream requires --from"));
   r = run_cli({"ring", "lookup", "--help"});
   EXPECT_THAT(r.out, HasSubstr("ring lookup --from nginx"));
 }
