@@ -4,7 +4,12 @@
 //   ring import nginx FILE --upstream NAME -o T.json
 //   ring import haproxy FILE --backend NAME -o T.json
 //   ring import twemproxy FILE --pool NAME -o T.json      (nutcracker.yml)
-//   ring import redis-cluster FILE -o T.json              (CLUSTER NODES output)
+//   ring import envoy FILE --cluster NAME -o T.json
+//   ring import cassandra FILE [--rf N|--dc-rf DC=N,...] -o T.json  (nodetool ring)
+//   ring import redis-cluster FILE -o T.json    (CLUSTER NODES or CLUSTER SLOTS output)
+//
+// import_config() is the one reader of these files: `ring lookup --from` and
+// `ring diff --from` call it too.
 //
 // The parsing and every check live in ringbloom/placement/schemes/
 // config_import.hpp; nutcracker.yml is read here with yaml-cpp (a CLI-only
@@ -34,15 +39,8 @@ namespace ringbloom::cli {
 namespace {
 
 struct import_options {
-  std::string system;
-  std::string file;
-  std::string upstream;
-  std::string backend;
-  std::string pool;
-  std::string cluster;
+  config_source source;
   std::string output;
-  std::uint32_t rf = 1;
-  std::string dc_rf;
   bool json = false;
 };
 
@@ -52,7 +50,7 @@ struct import_options {
 // places nothing. A data centre given twice is refused, not overwritten.
 constexpr std::uint32_t max_dc_rf = 100'000;  // as --rf
 
-schemes::cassandra_replication replication_from(const import_options& o) {
+schemes::cassandra_replication replication_from(const config_source& o) {
   if (o.dc_rf.empty()) return schemes::cassandra_replication::simple(o.rf);
   std::map<std::string, std::uint32_t> per_dc;
   std::string_view rest = o.dc_rf;
@@ -305,6 +303,13 @@ std::unique_ptr<placement> import_twemproxy(const std::string&, const std::strin
 }
 #endif
 
+std::string unknown_system(const std::string& system) {
+  return fmt::format(
+      "'{}' is not a system whose configuration ringbloom reads; give nginx, haproxy, "
+      "twemproxy, redis-cluster, cassandra or envoy",
+      system);
+}
+
 /// The largest configuration file read (a real one is a few kilobytes).
 constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
 
@@ -325,14 +330,15 @@ void refuse_binary(std::string_view text, const std::string& file) {
   }
 }
 
-void run_import(const import_options& o) {
+/// The placement of `o`, without the YAML type errors wrapped.
+std::unique_ptr<placement> read_config(const config_source& o) {
   const std::string text = io::read_file(o.file, max_config_bytes);
   refuse_binary(text, o.file);
   std::unique_ptr<placement> p;
   const auto require = [&](const std::string& value, const char* flag) {
     if (value.empty())
       throw usage_error(
-          fmt::format("ring import {} needs {} NAME; name the section to read", o.system, flag));
+          fmt::format("{} {} needs {} NAME; name the section to read", o.system, o.file, flag));
   };
   if (o.system == "nginx") {
     require(o.upstream, "--upstream");
@@ -343,18 +349,20 @@ void run_import(const import_options& o) {
   } else if (o.system == "twemproxy") {
     p = import_twemproxy(text, o.file, o.pool);
   } else if (o.system == "redis-cluster") {
-    p = schemes::import_redis_cluster_nodes(text, o.file);
+    p = schemes::import_redis_cluster(text, o.file);
   } else if (o.system == "envoy") {
     p = import_envoy(text, o.file, o.cluster);
   } else if (o.system == "cassandra") {
     p = schemes::import_nodetool_ring(text, o.file, replication_from(o));
   } else {
-    throw usage_error(
-        fmt::format("'{}' is not a system ring import reads; give nginx, haproxy, twemproxy, "
-                    "redis-cluster, cassandra or envoy",
-                    o.system));
+    throw usage_error(unknown_system(o.system));
   }
   require_node_names(*p, o.file);
+  return p;
+}
+
+void run_import(const import_options& o) {
+  const std::unique_ptr<placement> p = import_config(o.source);
   const std::string topology = schemes::scheme_topology_json(*p);
   if (o.output.empty() || o.output == "-") {
     fmt::print("{}", topology);
@@ -362,52 +370,63 @@ void run_import(const import_options& o) {
     io::write_file_atomic(o.output, topology);
   }
   if (o.json) return;
-  fmt::print(stderr, "ringbloom: {} {}: {} servers{}\n", o.system, o.file, p->node_count(),
+  fmt::print(stderr, "ringbloom: {} {}: {} servers{}\n", o.source.system, o.source.file,
+             p->node_count(),
              o.output.empty() || o.output == "-" ? "" : fmt::format(", written to {}", o.output));
 }
 
 }  // namespace
 
+std::unique_ptr<placement> import_config(const config_source& o) {
+#if defined(RINGBLOOM_HAVE_YAML_CPP)
+  try {
+    return read_config(o);
+  } catch (const data_error& e) {  // every refusal says what to do
+    if (std::string_view(e.what()).find("; ") != std::string_view::npos) throw;
+    throw data_error(fmt::format("{}; fix that line of the file and try again", e.what()));
+  } catch (const YAML::Exception& e) {  // a value of the wrong type (as<...>)
+    throw data_error(fmt::format("{}:{}: a value of the wrong type ({}); fix the file", o.file,
+                                 e.mark.line + 1, e.msg));
+  }
+#else
+  return read_config(o);
+#endif
+}
+
+void add_config_options(CLI::App& cmd, config_source& o, CLI::Option* from) {
+  std::vector<CLI::Option*> added = {
+      cmd.add_option("--upstream", o.upstream, "nginx: the upstream block to read"),
+      cmd.add_option("--backend", o.backend, "haproxy: the backend (or listen) section to read"),
+      cmd.add_option("--pool", o.pool,
+                     "twemproxy: the pool to read (optional when the file has one)"),
+      cmd.add_option("--cluster", o.cluster, "envoy: the cluster to read (RING_HASH or MAGLEV)"),
+      add_number_option(cmd, "--rf", o.rf, between<std::uint32_t>(1, 100'000),
+                        "cassandra: SimpleStrategy replication factor (default 1)"),
+      cmd.add_option("--dc-rf", o.dc_rf,
+                     "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)")};
+  if (from == nullptr) return;
+  for (CLI::Option* option : added) option->needs(from);
+}
+
 void add_ring_import(CLI::App& ring) {
   auto o = std::make_shared<import_options>();
   auto* cmd = ring.add_subcommand("import",
                                   "Read a system's configuration (nginx, haproxy, twemproxy, "
-                                  "redis-cluster, cassandra) into a topology file");
-  cmd->add_option("system", o->system, "nginx, haproxy, twemproxy, redis-cluster or cassandra")
+                                  "envoy, redis-cluster, cassandra) into a topology file");
+  cmd->add_option("system", o->source.system,
+                  "nginx, haproxy, twemproxy, envoy, redis-cluster or cassandra")
       ->required();
-  cmd->add_option("file", o->file,
-                  "nginx.conf, haproxy.cfg, nutcracker.yml, or the output of 'redis-cli cluster "
-                  "nodes' or 'nodetool ring'")
+  cmd->add_option("file", o->source.file,
+                  "nginx.conf, haproxy.cfg, nutcracker.yml, an Envoy YAML, or the output of "
+                  "'redis-cli cluster nodes', 'redis-cli cluster slots' or 'nodetool ring'")
       ->required();
-  cmd->add_option("--upstream", o->upstream, "nginx: the upstream block to read");
-  cmd->add_option("--backend", o->backend, "haproxy: the backend (or listen) section to read");
-  cmd->add_option("--pool", o->pool,
-                  "twemproxy: the pool to read (optional when the file has one)");
-  cmd->add_option("--cluster", o->cluster, "envoy: the cluster to read (RING_HASH or MAGLEV)");
-  add_number_option(*cmd, "--rf", o->rf, between<std::uint32_t>(1, 100'000),
-                    "cassandra: SimpleStrategy replication factor (default 1)");
-  cmd->add_option("--dc-rf", o->dc_rf,
-                  "cassandra: NetworkTopologyStrategy factors, DC=N,... (e.g. dc1=3,dc2=2)");
+  add_config_options(*cmd, o->source, nullptr);
   cmd->add_option("-o,--output", o->output,
                   "The topology file to write (default: standard output)");
   cmd->add_flag("--json", o->json, "Print only the topology JSON (no summary on stderr)");
   set_example(
       *cmd, "ringbloom ring import nginx /etc/nginx/nginx.conf --upstream backend -o backend.json");
-  cmd->callback([o] {
-#if defined(RINGBLOOM_HAVE_YAML_CPP)
-    try {
-      run_import(*o);
-    } catch (const data_error& e) {  // every refusal says what to do
-      if (std::string_view(e.what()).find("; ") != std::string_view::npos) throw;
-      throw data_error(fmt::format("{}; fix that line of the file and import again", e.what()));
-    } catch (const YAML::Exception& e) {  // a value of the wrong type (as<...>)
-      throw data_error(fmt::format("{}:{}: a value of the wrong type ({}); fix the file", o->file,
-                                   e.mark.line + 1, e.msg));
-    }
-#else
-    run_import(*o);
-#endif
-  });
+  cmd->callback([o] { run_import(*o); });
 }
 
 }  // namespace ringbloom::cli

@@ -421,6 +421,8 @@ void add_simulate(CLI::App& ring) {
 
 struct lookup_options {
   std::string ring_file;
+  std::vector<std::string> from;  // SYSTEM FILE
+  config_source config;
   std::string nodes;
   ring_flags ring;
   std::size_t replicas = 0;
@@ -444,6 +446,13 @@ hash_ring ring_from(const std::string& file, const std::string& nodes, const rin
 }
 
 void run_lookup(const lookup_options& o) {
+  if (!o.from.empty()) {
+    config_source source = o.config;
+    source.system = o.from.at(0);
+    source.file = o.from.at(1);
+    print_scheme_lookup(*import_config(source), o.replicas, o.keys, o.json);
+    return;
+  }
   if (uses_system_scheme(o.ring.scheme, o.ring_file)) {
     run_scheme_lookup(o.ring_file, o.ring.scheme, o.nodes, o.replicas, o.keys, o.json);
     return;
@@ -484,15 +493,29 @@ void add_lookup(CLI::App& ring) {
   auto* cmd = ring.add_subcommand(
       "lookup", "Print the node of each key (arguments, or one per line from stdin)");
   auto* file = cmd->add_option("--ring", o->ring_file, "A topology file (see 'ring init')");
+  auto* from = cmd->add_option("--from", o->from,
+                               "SYSTEM FILE: a system's own configuration, read as 'ring import' "
+                               "reads it (nginx, haproxy, twemproxy, envoy, redis-cluster, "
+                               "cassandra)")
+                   ->expected(2)
+                   ->allow_extra_args(false)
+                   ->type_name("SYSTEM FILE");
   auto* nodes = cmd->add_option("--nodes", o->nodes,
                                 "The nodes: a count N or NAME[=WEIGHT],... (ketama: host:port)");
   file->excludes(nodes);
+  from->excludes(file)->excludes(nodes);
   add_ring_flags(*cmd, o->ring);
+  for (auto* ring_flag : {"--scheme", "--hash", "--vnodes"})
+    from->excludes(cmd->get_option(ring_flag));
+  add_config_options(*cmd, o->config, from);
   add_number_option(*cmd, "--replicas", o->replicas, between<std::size_t>(1, max_node_count),
                     "Print the first N distinct nodes clockwise (owner first), comma-separated");
   cmd->add_option("keys", o->keys, "Keys to place; when none are given, read stdin");
   cmd->add_flag("--json", o->json, "Print one JSON object per key");
-  set_example(*cmd, "ringbloom ring lookup --nodes a,b,c=2 user:42 user:43");
+  set_example(
+      *cmd,
+      "ringbloom ring lookup --nodes a,b,c=2 user:42 user:43\n"
+      "  ringbloom ring lookup --from nginx /etc/nginx/nginx.conf --upstream backend /a /b");
   cmd->callback([o] { run_lookup(*o); });
 }
 
@@ -710,12 +733,23 @@ void add_show(CLI::App& ring) {
 struct diff_options {
   std::string old_file;
   std::string new_file;
-  std::string keys;  // a count, or (system schemes) a file of keys
+  config_source config;  // system: --from SYSTEM (old and new are its configurations)
+  std::string keys;      // a count, or (system schemes) a file of keys
   std::string key_format = "key-{}";
   bool json = false;
 };
 
 void run_diff(const diff_options& o) {
+  if (!o.config.system.empty()) {
+    config_source old_source = o.config;
+    old_source.file = o.old_file;
+    config_source new_source = o.config;
+    new_source.file = o.new_file;
+    const std::unique_ptr<placement> before = import_config(old_source);
+    const std::unique_ptr<placement> after = import_config(new_source);
+    print_scheme_diff(*before, *after, o.old_file, o.new_file, o.keys, o.key_format, o.json);
+    return;
+  }
   if (uses_system_scheme("", o.old_file) || uses_system_scheme("", o.new_file)) {
     run_scheme_diff(o.old_file, o.new_file, o.keys, o.key_format, o.json);
     return;
@@ -800,15 +834,24 @@ void add_diff(CLI::App& ring) {
   auto o = std::make_shared<diff_options>();
   auto* cmd = ring.add_subcommand(
       "diff", "Print the movement plan between two topology files: which hash ranges move where");
-  cmd->add_option("old", o->old_file, "The topology before")->required();
-  cmd->add_option("new", o->new_file, "The topology after")->required();
+  cmd->add_option("old", o->old_file, "The topology before (with --from: the configuration)")
+      ->required();
+  cmd->add_option("new", o->new_file, "The topology after (with --from: the configuration)")
+      ->required();
+  auto* from =
+      cmd->add_option("--from", o->config.system,
+                      "OLD and NEW are configurations of this system, read as 'ring import' reads "
+                      "them: nginx, haproxy, twemproxy, envoy, redis-cluster or cassandra");
+  add_config_options(*cmd, o->config, from);
   cmd->add_option("--keys", o->keys,
                   "Also count how many of K keys move (1.." + std::to_string(max_keys) +
                       "); for a system scheme also a FILE of keys, whose moved keys are listed");
   cmd->add_option("--key-format", o->key_format,
                   "Key pattern, {} is the key number (default key-{})");
   cmd->add_flag("--json", o->json, "Print as JSON");
-  set_example(*cmd, "ringbloom ring diff before.json after.json --keys 100000");
+  set_example(*cmd,
+              "ringbloom ring diff before.json after.json --keys 100000\n"
+              "  ringbloom ring diff --from haproxy old.cfg new.cfg --backend web --keys keys.txt");
   cmd->callback([o] { run_diff(*o); });
 }
 

@@ -183,6 +183,12 @@ void run_scheme_lookup(const std::string& file, const std::string& scheme, const
     throw usage_error(fmt::format("give --nodes LIST with --scheme {}", scheme));
   const std::unique_ptr<placement> p =
       file.empty() ? from_nodes(scheme, parse_node_list(nodes)) : load(file);
+  print_scheme_lookup(*p, replicas, keys, as_json);
+}
+
+void print_scheme_lookup(const placement& pl, std::size_t replicas,
+                         const std::vector<std::string>& keys, bool as_json) {
+  const placement* p = &pl;
   if (replicas > 1 && (p->supports() & placement_change::replicas) == 0) {
     throw usage_error(fmt::format(
         "the {} scheme places each key on one server; leave --replicas out", p->kind_name()));
@@ -219,8 +225,16 @@ void run_scheme_lookup(const std::string& file, const std::string& scheme, const
 
 void run_scheme_diff(const std::string& old_file, const std::string& new_file,
                      const std::string& keys, const std::string& key_format, bool as_json) {
-  const std::unique_ptr<placement> before = load(old_file);
-  const std::unique_ptr<placement> after = load(new_file);
+  const std::unique_ptr<placement> before_p = load(old_file);
+  const std::unique_ptr<placement> after_p = load(new_file);
+  print_scheme_diff(*before_p, *after_p, old_file, new_file, keys, key_format, as_json);
+}
+
+void print_scheme_diff(const placement& before_ref, const placement& after_ref,
+                       const std::string& old_file, const std::string& new_file,
+                       const std::string& keys, const std::string& key_format, bool as_json) {
+  const placement* before = &before_ref;
+  const placement* after = &after_ref;
   if (before->kind_name() != after->kind_name()) {
     throw data_error(
         fmt::format("{} is a {} topology and {} a {} one; compare two topologies of one system",
@@ -242,8 +256,8 @@ void run_scheme_diff(const std::string& old_file, const std::string& new_file,
       src.size() == 0 ? 0.0 : static_cast<double>(moved) / static_cast<double>(src.size());
   // Redis Cluster: the exact share of the slot space too.
   std::optional<std::uint32_t> slots_moved;
-  const auto* rb = dynamic_cast<const schemes::redis_cluster_placement*>(before.get());
-  const auto* ra = dynamic_cast<const schemes::redis_cluster_placement*>(after.get());
+  const auto* rb = dynamic_cast<const schemes::redis_cluster_placement*>(before);
+  const auto* ra = dynamic_cast<const schemes::redis_cluster_placement*>(after);
   if (rb != nullptr && ra != nullptr) {
     std::uint32_t n = 0;
     for (std::uint32_t s = 0; s < schemes::redis_slot_count; ++s) {

@@ -687,6 +687,68 @@ void section_strategies(std::string& h, const t::tour_result& tour) {
        "little extra movement. docs/placement.md compares them in full.</p></section>\n";
 }
 
+// A scheme name short enough for a bar group of the chart.
+std::string chart_label(const std::string& scheme) {
+  if (scheme == "groupcache") return "gcache";
+  if (scheme == "envoy-ring-hash") return "ring hash";
+  if (scheme == "envoy-maglev") return "maglev";
+  return scheme;
+}
+
+// Section 10: ringbloom/tour/systems_section.hpp.
+void section_systems(std::string& h, const t::tour_result& tour) {
+  const auto& s = tour.systems;
+  h += "<section id=\"systems\"><h2>10. The same change under the systems people run</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\">Keys key-0..key-{}; servers n1..n{} of weight 1, each system placing "
+      "keys exactly as its source does, with its defaults (<code>ringbloom ring simulate "
+      "--scheme S</code>); then n{} joins (the minimum is {}), or the middle server {} leaves "
+      "(minimum {}).</p>\n",
+      s.keys - 1, s.from_nodes, s.from_nodes + 1, pct(s.ideal_add, 2), escape(s.removed),
+      pct(s.ideal_remove, 2));
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> categories;
+  series join{fmt::format("n{} joins", s.from_nodes + 1), "#3b6fb6", mark::line, {}};
+  series leave{fmt::format("{} leaves", s.removed), "#d1495b", mark::line, {}};
+  double y_max = 1.2;
+  for (std::size_t k = 0; k < s.rows.size(); ++k) {
+    const auto& r = s.rows[k];
+    const std::string points =
+        r.points_max_before == 0
+            ? "–"
+            : fmt::format("{}–{} → {}–{}", r.points_min_before, r.points_max_before,
+                          r.points_min_after, r.points_max_after);
+    rows.push_back({escape(r.system), pct(r.add_moved, 2),
+                    fmt::format("{:.3f}", r.add_moved / s.ideal_add), pct(r.add_between_old, 2),
+                    fmt::format("{:.3f} → {:.3f}", r.peak_avg_before, r.peak_avg_after),
+                    r.remove_supported ? pct(r.remove_moved, 2) : "n/a",
+                    r.remove_supported ? pct(r.remove_between_survivors, 2) : "n/a", points});
+    categories.push_back(chart_label(r.scheme));
+    const double join_ratio = r.add_moved / s.ideal_add;
+    const double leave_ratio = r.remove_supported ? r.remove_moved / s.ideal_remove : 0.0;
+    join.data.emplace_back(static_cast<double>(k), join_ratio);
+    leave.data.emplace_back(static_cast<double>(k), leave_ratio);
+    y_max =
+        std::max(y_max, std::min(2.0, std::ceil(std::max(join_ratio, leave_ratio) * 10 + 1) / 10));
+  }
+  h += html_table({"system", "join: moved", "× minimum", "between old servers", "peak/avg",
+                   "leave: moved", "between the others", "points per server"},
+                  rows);
+  h += figure(bar_chart("chart-systems", "Keys moved by one server joining or leaving, per system",
+                        categories, {join, leave}, y_max, 1.0, "minimum", "system",
+                        "moved, as % of the minimum"),
+              "100% is the minimum (1/(N+1) for a join, 1/N for a leave); bars above 200% are cut "
+              "at 200%. A missing red bar: the system cannot remove a middle server.");
+  h += "<ul>\n";
+  for (const auto& quirk : t::measured_quirks(s)) h += "<li>" + escape(quirk) + "</li>\n";
+  h += "</ul>\n";
+  h += "<p class=\"means\">The rule a system uses decides what a fleet change costs, not the "
+       "idea of consistent hashing alone: check the real rule before touching the fleet, with "
+       "<code>ringbloom ring diff --from SYSTEM old.conf new.conf --keys keys.txt</code>. Redis "
+       "Cluster and Cassandra move keys only when slots or tokens are moved; import their "
+       "topology before and after and diff the two.</p></section>\n";
+}
+
 }  // namespace
 
 std::string render_tour_html(const tour::tour_result& tour) {
@@ -709,6 +771,7 @@ std::string render_tour_html(const tour::tour_result& tour) {
   h += render_sketch_html(tour.sketches);
   section_merkle(h, tour);
   section_strategies(h, tour);
+  section_systems(h, tour);
   h += "</body>\n</html>\n";
   return h;
 }

@@ -39,6 +39,38 @@ json fill_point_json(const t::fill_point& p) {
 
 json size_json(const filter_size& s) { return {{"bits", s.bits}, {"hashes", s.hashes}}; }
 
+// Section 10: ringbloom/tour/systems_section.hpp.
+json systems_json(const t::systems_section& s) {
+  json rows = json::array();
+  for (const auto& r : s.rows) {
+    json row = {{"scheme", r.scheme},
+                {"system", r.system},
+                {"add_moved_fraction", r.add_moved},
+                {"add_between_old_fraction", r.add_between_old},
+                {"peak_avg_before", r.peak_avg_before},
+                {"peak_avg_after", r.peak_avg_after},
+                {"remove_supported", r.remove_supported}};
+    if (r.remove_supported) {
+      row["remove_moved_fraction"] = r.remove_moved;
+      row["remove_between_survivors_fraction"] = r.remove_between_survivors;
+    } else {
+      row["remove_reason"] = r.remove_reason;
+    }
+    if (r.points_max_before > 0) {
+      row["points_per_server_before"] = {r.points_min_before, r.points_max_before};
+      row["points_per_server_after"] = {r.points_min_after, r.points_max_after};
+    }
+    if (r.scheme == "haproxy") row["renumbered"] = r.renumbered;
+    rows.push_back(std::move(row));
+  }
+  return {{"keys", s.keys},
+          {"from_nodes", s.from_nodes},
+          {"removed", s.removed},
+          {"ideal_add_fraction", s.ideal_add},
+          {"ideal_remove_fraction", s.ideal_remove},
+          {"systems", rows}};
+}
+
 }  // namespace
 
 nlohmann::json tour_to_json(const tour::tour_result& tour) {
@@ -247,6 +279,7 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
   }
   doc["strategies"] = {
       {"keys", tour.strategies.keys}, {"ring_vnodes", tour.strategies.ring_vnodes}, {"runs", runs}};
+  doc["systems"] = systems_json(tour.systems);
   return doc;
 }
 

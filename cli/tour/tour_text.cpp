@@ -374,6 +374,37 @@ void strategies(writer& w, const t::tour_result& tour) {
   w.blank();
 }
 
+// Section 10: ringbloom/tour/systems_section.hpp.
+void systems(writer& w, const t::tour_result& tour) {
+  const auto& s = tour.systems;
+  w.title("10. The same change under the systems people run");
+  w.line(fmt::format(
+      "keys key-0..key-{}; servers n1..n{} of weight 1, each system with its defaults; then "
+      "n{} joins (ideal {}), or {} leaves (ideal {})",
+      s.keys - 1, s.from_nodes, s.from_nodes + 1, pct(s.ideal_add, 2), s.removed,
+      pct(s.ideal_remove, 2)));
+  text_table table({"system", "join: moved", "x 1/(N+1)", "between old", "peak/avg", "leave: moved",
+                    "between others", "points/server"});
+  for (const auto& r : s.rows) {
+    const std::string points =
+        r.points_max_before == 0
+            ? "-"
+            : fmt::format("{}-{} -> {}-{}", r.points_min_before, r.points_max_before,
+                          r.points_min_after, r.points_max_after);
+    table.add({r.scheme, pct(r.add_moved, 2), fmt::format("{:.3f}", r.add_moved / s.ideal_add),
+               pct(r.add_between_old, 2),
+               fmt::format("{:.3f} -> {:.3f}", r.peak_avg_before, r.peak_avg_after),
+               r.remove_supported ? pct(r.remove_moved, 2) : "n/a",
+               r.remove_supported ? pct(r.remove_between_survivors, 2) : "n/a", points});
+  }
+  w.table(table);
+  for (const auto& quirk : t::measured_quirks(s)) w.note(quirk);
+  w.note(
+      "Redis Cluster and Cassandra move keys only when slots or tokens are moved; import the "
+      "topology before and after and run `ringbloom ring diff` (or `ring diff --from`).");
+  w.blank();
+}
+
 }  // namespace
 
 std::string render_tour_text(const tour::tour_result& tour, bool color) {
@@ -389,6 +420,7 @@ std::string render_tour_text(const tour::tour_result& tour, bool color) {
   w.out += render_sketch_text(tour.sketches);
   merkle(w, tour);
   strategies(w, tour);
+  systems(w, tour);
   return w.out;
 }
 

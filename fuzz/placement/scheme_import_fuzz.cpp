@@ -1,5 +1,5 @@
 // libFuzzer target over the system-scheme readers: nginx.conf, haproxy.cfg,
-// CLUSTER NODES, nodetool ring, nutcracker server lines and scheme topology
+// CLUSTER NODES, CLUSTER SLOTS (raw, terminal and JSON), nodetool ring, nutcracker server lines and scheme topology
 // files (config_import.hpp, scheme_topology.hpp).
 //
 // The contract: any byte string either gives a placement or throws
@@ -51,6 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   attempt([&] { return import_nginx(bytes, "fuzz", "u"); });
   attempt([&] { return import_haproxy(bytes, "fuzz", "b"); });
   attempt([&] { return import_redis_cluster_nodes(bytes, "fuzz"); });
+  attempt([&] { return import_redis_cluster_slots(bytes, "fuzz"); });
+  attempt([&] { return import_redis_cluster(bytes, "fuzz"); });
   attempt([&] { return import_nodetool_ring(bytes, "fuzz", cassandra_replication::simple(2)); });
   attempt([&] { return parse_scheme_topology(bytes, "fuzz"); });
   try {

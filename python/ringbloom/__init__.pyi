@@ -342,6 +342,14 @@ class CuckooFilter:
     def from_bytes(data: bytes) -> CuckooFilter: ...
 
 def placement_kinds() -> list[str]: ...
+def import_config(
+    system: str,
+    path: PathLike,
+    name: str | None = None,
+    *,
+    rf: int = 1,
+    dc_rf: Mapping[str, int] | None = None,
+) -> Placement: ...
 def compare_strategies(
     nodes: Union[Iterable[str], Mapping[str, float]],
     changes: str,

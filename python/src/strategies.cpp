@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,7 +35,10 @@
 #include "items.hpp"
 #include "lookup.hpp"
 #include "module.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/io/file_io.hpp"
 #include "ringbloom/placement/placement.hpp"
+#include "ringbloom/placement/schemes/config_import.hpp"
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
 
 namespace ringbloom::python {
@@ -226,6 +230,52 @@ py::list compare(py::handle nodes, std::string_view changes, py::handle kinds, p
   return rows;
 }
 
+// `ringbloom ring import`'s readers of a system's own file, for the systems
+// whose reader is in the library (the YAML ones, twemproxy and envoy, are
+// read by the CLI with yaml-cpp, which the library does not link).
+std::unique_ptr<py_placement> import_config(std::string_view system,
+                                            const std::filesystem::path& path, py::handle name,
+                                            std::uint32_t rf, py::handle dc_rf) {
+  const std::string file = path.string();
+  const std::string section = name.is_none() ? std::string() : py::cast<std::string>(name);
+  const auto need_name = [&](const char* what) {
+    if (section.empty())
+      throw py::value_error(std::string(system) + " needs name=, the " + what + " to read");
+  };
+  if (system == "twemproxy" || system == "envoy") {
+    throw py::value_error(std::string(system) +
+                          " configurations are YAML, which only the command line reads; run "
+                          "`ringbloom ring import " +
+                          std::string(system) +
+                          " FILE -o t.json` and load it with Placement.from_topology");
+  }
+  if (system != "nginx" && system != "haproxy" && system != "redis-cluster" &&
+      system != "cassandra") {
+    throw py::value_error("'" + std::string(system) +
+                          "' is not a system import_config reads; give nginx, haproxy, "
+                          "redis-cluster or cassandra");
+  }
+  if (system == "nginx") need_name("upstream");
+  if (system == "haproxy") need_name("backend");
+  constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
+  const std::string text = io::read_file(path, max_config_bytes);
+  if (system == "nginx") {
+    return std::make_unique<py_placement>(schemes::import_nginx(text, file, section));
+  }
+  if (system == "haproxy") {
+    return std::make_unique<py_placement>(schemes::import_haproxy(text, file, section));
+  }
+  if (system == "redis-cluster") {
+    return std::make_unique<py_placement>(schemes::import_redis_cluster(text, file));
+  }
+  schemes::cassandra_replication replication = schemes::cassandra_replication::simple(rf);
+  if (!dc_rf.is_none()) {
+    replication = schemes::cassandra_replication::network(
+        py::cast<std::map<std::string, std::uint32_t>>(dc_rf));
+  }
+  return std::make_unique<py_placement>(schemes::import_nodetool_ring(text, file, replication));
+}
+
 }  // namespace
 
 void bind_strategies(py::module_& m) {
@@ -239,6 +289,14 @@ void bind_strategies(py::module_& m) {
       },
       "The kinds Placement accepts: the strategies, then the systems' schemes (nginx, "
       "haproxy, twemproxy, redis-cluster, cassandra, groupcache, guava).");
+  m.def("import_config", &import_config, py::arg("system"), py::arg("path"),
+        py::arg("name") = py::none(), py::kw_only(), py::arg("rf") = 1,
+        py::arg("dc_rf") = py::none(),
+        "A system's own configuration file as a Placement, read by the same code as "
+        "`ringbloom ring import`: 'nginx' (name= the upstream), 'haproxy' (name= the backend), "
+        "'redis-cluster' (CLUSTER NODES or CLUSTER SLOTS output), 'cassandra' (nodetool ring "
+        "output; rf= SimpleStrategy factor or dc_rf= {dc: factor}). ringbloom.DataError names "
+        "FILE:LINE; OSError; ValueError for an unknown system or a missing name.");
   m.def("compare_strategies", &compare, py::arg("nodes"), py::arg("changes"),
         py::arg("kinds") = py::none(), py::arg("keys") = py::none(), py::arg("vnodes") = 160,
         py::arg("hash") = "xxh3", py::arg("time_lookups") = false,

@@ -525,6 +525,7 @@ tour_result run_tour(const tour_options& options) {
   t.sketches = run_sketch_section(options.sketches);
   t.merkle = measure_merkle(options.merkle);
   t.strategies = measure_strategies(options.keys, options.vnodes);
+  t.systems = measure_systems(options.keys, 10);
   return t;
 }
 

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -182,7 +183,7 @@ TEST(SchemeCliImport, UnknownSystemIsAUsageError) {
   const auto conf = write(dir, "x.conf", "x");
   const auto r = run_cli({"ring", "import", "memcached", conf, "-o", dir.file("t.json")});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("'memcached' is not a system ring import reads"));
+  EXPECT_THAT(r.err, HasSubstr("'memcached' is not a system whose configuration ringbloom reads"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("t.json")));
 }
 
@@ -332,6 +333,153 @@ TEST(SchemeCliDiff, ListsTheKeysThatMoveAndTheirServers) {
   const auto mixed = run_cli({"ring", "diff", dir.file("a.json"), g});
   EXPECT_EQ(mixed.exit_code, 3);
   EXPECT_THAT(mixed.err, HasSubstr("compare two topologies of one system"));
+}
+
+// `ring lookup --from SYSTEM FILE` reads the configuration with the importer
+// of `ring import`: its answers are those of `ring lookup --ring` of the
+// imported topology, key for key, in text and JSON, from arguments and stdin.
+struct config_case {
+  std::string system;
+  std::string file_name;
+  std::string text;
+  std::vector<std::string> flags;
+};
+
+std::vector<config_case> config_cases() {
+  // CLUSTER SLOTS as `redis-cli cluster slots > FILE` writes it (raw).
+  const std::string id_a(40, 'a');
+  const std::string id_b(40, 'b');
+  const std::string cluster_slots =
+      "0\n8191\n10.0.0.1\n6379\n" + id_a + "\n\n8192\n16383\n10.0.0.2\n6379\n" + id_b + "\n\n";
+  return {
+      {"nginx", "nginx.conf", nginx_conf, {"--upstream", "backend"}},
+      {"haproxy", "haproxy.cfg", haproxy_cfg, {"--backend", "web"}},
+      {"twemproxy",
+       "nutcracker.yml",
+       "alpha:\n  hash: md5\n  distribution: ketama\n  servers:\n   - 10.0.0.1:11211:1 a\n"
+       "   - 10.0.0.2:11211:2\n",
+       {}},
+      {"envoy",
+       "envoy.yaml",
+       "clusters:\n- name: web\n  lb_policy: RING_HASH\n  load_assignment:\n    endpoints:\n"
+       "    - lb_endpoints:\n"
+       "      - endpoint: {address: {socket_address: {address: 10.0.0.1, port_value: 80}}}\n"
+       "      - endpoint: {address: {socket_address: {address: 10.0.0.2, port_value: 80}}}\n",
+       {"--cluster", "web"}},
+      {"cassandra",
+       "ring.txt",
+       "Datacenter: dc1\n==========\nAddress  Rack  Status State Load Owns Token\n"
+       "10.0.0.1 r1 Up Normal 1.1 MiB 33% -9223372036854775808\n"
+       "10.0.0.2 r2 Up Normal 1.1 MiB 33% -3074457345618258603\n"
+       "10.0.0.3 r1 Up Normal 1.1 MiB 33% 3074457345618258602\n",
+       {"--rf", "2"}},
+      {"redis-cluster", "slots.txt", cluster_slots, {}},
+  };
+}
+
+TEST(SchemeCliLookupFrom, AgreesWithLookupOfTheImportedTopology) {
+  test::temp_dir dir;
+  std::string keys;
+  for (int i = 0; i < 500; ++i) keys += "user:" + std::to_string(i) + "\n";
+  keys += "caf\xC3\xA9\n{tag}.a\n";
+  for (const config_case& c : config_cases()) {
+    const std::string file = write(dir, c.file_name, c.text);
+    std::vector<std::string> import = {"ring", "import", c.system, file, "-o", dir.file("t.json")};
+    import.insert(import.end(), c.flags.begin(), c.flags.end());
+    ASSERT_EQ(run_cli(import).exit_code, 0) << c.system;
+    for (const bool as_json : {false, true}) {
+      std::vector<std::string> via_ring = {"ring", "lookup", "--ring", dir.file("t.json")};
+      std::vector<std::string> via_from = {"ring", "lookup", "--from", c.system, file};
+      via_from.insert(via_from.end(), c.flags.begin(), c.flags.end());
+      if (c.system == "cassandra") {
+        via_ring.insert(via_ring.end(), {"--replicas", "2"});
+        via_from.insert(via_from.end(), {"--replicas", "2"});
+      }
+      if (as_json) {
+        via_ring.emplace_back("--json");
+        via_from.emplace_back("--json");
+      }
+      const auto expected = run_cli(via_ring, keys);
+      const auto got = run_cli(via_from, keys);
+      ASSERT_EQ(got.exit_code, 0) << c.system << ": " << got.err;
+      EXPECT_EQ(got.out, expected.out) << c.system;
+      EXPECT_EQ(std::count(got.out.begin(), got.out.end(), '\n'), 502) << c.system;
+    }
+    // Keys as arguments, after or before --from.
+    std::vector<std::string> args = {"ring",   "lookup", "user:1", "--from",
+                                     c.system, file,     "user:2"};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    const auto r = run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << c.system << ": " << r.err;
+    const auto ring = run_cli({"ring", "lookup", "--ring", dir.file("t.json"), "user:1", "user:2"});
+    EXPECT_EQ(r.out, ring.out) << c.system;
+  }
+}
+
+TEST(SchemeCliLookupFrom, RefusesWhatImportRefuses) {
+  test::temp_dir dir;
+  const auto conf = write(dir, "nginx.conf", nginx_conf);
+  auto r = run_cli({"ring", "lookup", "--from", "nginx", conf, "k"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("needs --upstream NAME"));
+  r = run_cli({"ring", "lookup", "--from", "nginx", conf, "--upstream", "nope", "k"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err, HasSubstr("no 'upstream nope"));
+  const auto bad =
+      write(dir, "bad.conf", "upstream u {\n hash $x consistent;\n server a:1 down;\n}\n");
+  r = run_cli({"ring", "lookup", "--from", "nginx", bad, "--upstream", "u", "k"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err, HasSubstr("bad.conf:3:"));
+  EXPECT_TRUE(r.out.empty());
+  r = run_cli({"ring", "lookup", "--from", "memcached", conf, "k"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("'memcached' is not a system"));
+  r = run_cli({"ring", "lookup", "--from", "nginx", conf, "--ring", conf, "k"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli({"ring", "lookup", "--from", "nginx", conf, "--scheme", "ring", "k"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli({"ring", "lookup", "--from", "nginx"});
+  EXPECT_EQ(r.exit_code, 2);
+  // A section option without --from would be ignored: refused instead.
+  r = run_cli({"ring", "lookup", "--nodes", "a,b", "--upstream", "backend", "k"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--upstream requires --from"));
+  r = run_cli({"ring", "lookup", "--help"});
+  EXPECT_THAT(r.out, HasSubstr("ring lookup --from nginx"));
+}
+
+TEST(SchemeCliDiffFrom, TwoConfigurationsAsTwoImportedTopologies) {
+  test::temp_dir dir;
+  const auto before = write(dir, "a.cfg", haproxy_cfg);
+  std::string removed = haproxy_cfg;
+  removed.erase(removed.find("  server s2"),
+                removed.find("  server s3") - removed.find("  server s2"));
+  const auto after = write(dir, "b.cfg", removed);
+  for (const auto& [file, json_file] :
+       {std::pair{before, dir.file("a.json")}, std::pair{after, dir.file("b.json")}}) {
+    ASSERT_EQ(
+        run_cli({"ring", "import", "haproxy", file, "--backend", "web", "-o", json_file}).exit_code,
+        0);
+  }
+  std::string keys;
+  for (int i = 0; i < 400; ++i) keys += "/page/" + std::to_string(i) + "\n";
+  const auto key_file = write(dir, "keys.txt", keys);
+  const auto expected = run_cli(
+      {"ring", "diff", dir.file("a.json"), dir.file("b.json"), "--keys", key_file, "--json"});
+  ASSERT_EQ(expected.exit_code, 0) << expected.err;
+  const auto got = run_cli({"ring", "diff", "--from", "haproxy", before, after, "--backend", "web",
+                            "--keys", key_file, "--json"});
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_EQ(got.out, expected.out);
+  const json doc = json::parse(got.out);
+  EXPECT_GT(doc["moved"].get<int>(), 0);
+  // A refusal names the file it comes from.
+  const auto broken = write(dir, "c.cfg",
+                            "backend web\n  balance uri\n  hash-type consistent\n"
+                            "  server s1 10.0.0.1:80 weight 300\n");
+  const auto r = run_cli({"ring", "diff", "--from", "haproxy", before, broken, "--backend", "web"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err, HasSubstr("c.cfg:4:"));
 }
 
 TEST(SchemeCliSimulate, HaproxyRenumberingMovesMoreThanTheIdeal) {

@@ -137,10 +137,13 @@ std::map<std::string, std::size_t> expect_same_placement(const placement& ours,
 // peer too.
 void expect_cli_import_matches(const std::string& system,
                                const std::vector<std::string>& import_flags,
-                               const peer_answer& peer) {
+                               const peer_answer& peer, const json& config = {}) {
   test::temp_dir dir;
   std::ofstream(dir.file("config"), std::ios::binary)
-      << peer.header.at(system == "redis-cluster" ? "cluster_nodes" : "config").get<std::string>();
+      << (config.is_string()
+              ? config
+              : peer.header.at(system == "redis-cluster" ? "cluster_nodes" : "config"))
+             .get<std::string>();
   std::vector<std::string> args = {"ring", "import",          system, dir.file("config"),
                                    "-o",   dir.file("t.json")};
   args.insert(args.end(), import_flags.begin(), import_flags.end());
@@ -161,6 +164,12 @@ void expect_cli_import_matches(const std::string& system,
   }
   EXPECT_EQ(i, peer.rows.size()) << "ring lookup printed fewer lines than keys";
   EXPECT_EQ(mismatches, 0u) << "ring import " << system << " + ring lookup disagree with the peer";
+  // `ring lookup --from SYSTEM FILE` reads the same file with the same importer.
+  std::vector<std::string> from = {"ring", "lookup", "--from", system, dir.file("config")};
+  from.insert(from.end(), import_flags.begin(), import_flags.end());
+  const test::cli_result direct = test::run_cli(from, keys);
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_EQ(direct.out, looked.out) << "ring lookup --from " << system << " disagrees with --ring";
 }
 
 std::vector<std::string> header_servers(const peer_answer& peer) {
@@ -320,6 +329,17 @@ TEST(SchemePeers, RedisClusterSlotsAndOwnersOfAThreeMasterCluster) {
                                   "cluster-nodes.txt"),
       peer);
   expect_cli_import_matches("redis-cluster", {}, peer);
+  // CLUSTER SLOTS as redis-cli printed it, in each of its forms.
+  for (const char* form : {"raw", "tty", "json"}) {
+    const std::string text = peer.header.at("cluster_slots").at(form).get<std::string>();
+    SCOPED_TRACE(std::string("CLUSTER SLOTS, ") + form + ":\n" + text);
+    EXPECT_EQ(detect_redis_cluster_output(text),
+              std::string_view(form) == "raw"   ? redis_cluster_output::slots_raw
+              : std::string_view(form) == "tty" ? redis_cluster_output::slots_tty
+                                                : redis_cluster_output::slots_json);
+    expect_same_placement(*import_redis_cluster_slots(text, form), peer);
+    expect_cli_import_matches("redis-cluster", {}, peer, text);
+  }
 }
 
 // -------------------------------------------------------------- groupcache

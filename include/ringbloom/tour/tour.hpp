@@ -27,6 +27,8 @@
 //                  exchanged and rows to compare, and the depth trade-off.
 //   9. strategies: every placement strategy on section 1's N -> N+1
 //                  (strategies_section.hpp).
+//  10. systems:    the real systems' rules (nginx, HAProxy, twemproxy, ...)
+//                  on the same change, and their quirks (systems_section.hpp).
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
@@ -50,9 +52,10 @@
 
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/hash.hpp"
-#include "ringbloom/tour/sketch_section.hpp"
 #include "ringbloom/tour/merkle_section.hpp"
+#include "ringbloom/tour/sketch_section.hpp"
 #include "ringbloom/tour/strategies_section.hpp"
+#include "ringbloom/tour/systems_section.hpp"
 
 namespace ringbloom::tour {
 
@@ -394,6 +397,7 @@ struct tour_result {
   sketch_section sketches;
   merkle_section merkle;
   strategies_section strategies;  ///< section 9 (strategies_section.hpp)
+  systems_section systems;        ///< section 10 (systems_section.hpp), N = 10
 };
 
 /// Every section. Throws std::invalid_argument if an option is out of range

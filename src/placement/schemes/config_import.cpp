@@ -13,32 +13,14 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/placement/schemes/haproxy.hpp"
 #include "ringbloom/placement/schemes/nginx.hpp"
-#include "ringbloom/placement/schemes/redis_cluster.hpp"
 #include "scheme_util.hpp"
 
 namespace ringbloom::schemes {
 namespace {
 
-[[noreturn]] void refuse_at(std::string_view source, std::size_t line, std::string_view what) {
-  throw data_error(fmt::format("{}:{}: {}", source, line, what));
-}
-
-std::optional<std::uint64_t> to_unsigned(std::string_view text) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
-// Builds a placement, turning the scheme's own refusal into a file:line error.
-template <class F>
-auto build_at(std::string_view source, std::size_t line, F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    refuse_at(source, line, e.what());
-  }
-}
+using detail::build_at;
+using detail::refuse_at;
+using detail::to_unsigned;
 
 // ------------------------------------------------------------------ nginx
 
@@ -478,75 +460,6 @@ twemproxy_server twemproxy_server_from_line(std::string_view line, std::string_v
         twemproxy_default_name(host_port.substr(0, port_colon), static_cast<std::uint32_t>(*port));
   }
   return {hashed, static_cast<std::uint32_t>(*weight)};
-}
-
-// ----------------------------------------------------------- redis cluster
-
-std::unique_ptr<placement> import_redis_cluster_nodes(std::string_view text,
-                                                      std::string_view source) {
-  std::vector<redis_master> masters;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::vector<std::string_view> f;
-    for (std::size_t i = 0; i < line.size();) {
-      while (i < line.size() && line[i] == ' ') ++i;
-      const std::size_t s = i;
-      while (i < line.size() && line[i] != ' ') ++i;
-      if (i > s) f.push_back(line.substr(s, i - s));
-    }
-    if (f.empty()) continue;
-    if (f.size() < 8) {
-      refuse_at(source, line_no,
-                "expected a CLUSTER NODES line: ID IP:PORT@CPORT FLAGS MASTER PING PONG EPOCH LINK "
-                "[SLOTS...]; "
-                "save the output of 'redis-cli cluster nodes'");
-    }
-    const std::string_view flags = f[2];
-    if (flags.find("master") == std::string_view::npos) continue;  // replicas own no slot
-    std::string_view address = f[1];
-    address = address.substr(0, std::min(address.find('@'), address.find(',')));
-    const std::size_t colon = address.rfind(':');
-    const auto port =
-        colon == std::string_view::npos ? std::nullopt : to_unsigned(address.substr(colon + 1));
-    if (!port || *port == 0 || *port > 65535 || colon == 0) {
-      refuse_at(source, line_no, fmt::format("'{}' is not an IP:PORT address", f[1]));
-    }
-    redis_master m{std::string(address), {}};
-    for (std::size_t i = 8; i < f.size(); ++i) {
-      const std::string_view s = f[i];
-      if (s.front() == '[') continue;  // a slot being imported or migrated: still served here
-      const std::size_t dash = s.find('-');
-      const auto first = to_unsigned(s.substr(0, dash));
-      const auto last = dash == std::string_view::npos ? first : to_unsigned(s.substr(dash + 1));
-      if (!first || !last || *first > *last || *last >= redis_slot_count) {
-        refuse_at(source, line_no,
-                  fmt::format("'{}' is not a slot or a slot range within 0-16383", s));
-      }
-      m.slots.push_back({static_cast<std::uint32_t>(*first), static_cast<std::uint32_t>(*last)});
-    }
-    if (flags.find("fail") != std::string_view::npos &&
-        flags.find("pfail") == std::string_view::npos) {
-      refuse_at(
-          source, line_no,
-          fmt::format(
-              "master {} is marked fail; its slots move to a replica at failover, so import the "
-              "output after the failover",
-              m.address));
-    }
-    masters.push_back(std::move(m));
-  }
-  if (masters.empty()) {
-    throw data_error(fmt::format(
-        "{}: no master in the CLUSTER NODES output; save 'redis-cli cluster nodes'", source));
-  }
-  return build_at(source, 1,
-                  [&] { return std::make_unique<redis_cluster_placement>(std::move(masters)); });
 }
 
 // --------------------------------------------------------------- cassandra

@@ -3,6 +3,15 @@
 #include <bit>
 
 namespace ringbloom::schemes::detail {
+namespace {
+
+int index_bits(std::size_t points) {
+  int bits = 1;
+  while (bits < 24 && (std::size_t{1} << bits) < 2 * points) ++bits;
+  return bits;
+}
+
+}  // namespace
 
 point_table::point_table(const std::vector<point>& points) {
   positions_.reserve(points.size());
@@ -11,10 +20,10 @@ point_table::point_table(const std::vector<point>& points) {
     positions_.push_back(p.position);
     owners_.push_back(p.owner);
   }
-  // About one point per bucket: 2^bits buckets with 2^bits >= points, at
-  // least 2 and at most 2^24 (64 MiB of index would help no lookup).
-  int bits = 1;
-  while (bits < 24 && (std::size_t{1} << bits) < points.size()) ++bits;
+  // About half a point per bucket, as hash_ring's index (ring.cpp
+  // make_index): 2^bits buckets with 2^bits >= 2 x points, at least 2 and at
+  // most 2^24 (64 MiB of index would help no lookup).
+  const int bits = index_bits(points.size());
   shift_ = 32 - bits;
   const std::size_t buckets = std::size_t{1} << bits;
   index_.assign(buckets + 1, static_cast<std::uint32_t>(positions_.size()));
@@ -26,8 +35,7 @@ point_table::point_table(const std::vector<point>& points) {
 }
 
 index64::index64(const std::vector<std::uint64_t>& positions) {
-  int bits = 1;
-  while (bits < 24 && (std::size_t{1} << bits) < positions.size()) ++bits;
+  const int bits = index_bits(positions.size());
   shift_ = 64 - bits;
   const std::size_t buckets = std::size_t{1} << bits;
   index_.assign(buckets + 1, static_cast<std::uint32_t>(positions.size()));

@@ -4,11 +4,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "ringbloom/error.hpp"
 
 namespace ringbloom::schemes::detail {
 
@@ -49,6 +53,31 @@ inline constexpr std::uint64_t max_total_points = std::uint64_t{1} << 24;
 [[noreturn]] inline void throw_duplicate_node(std::string_view kind, std::string_view name) {
   throw std::invalid_argument(fmt::format(
       "{}: a node named '{}' already exists; every node needs its own name", kind, name));
+}
+
+/// The importers' refusal: data_error "SOURCE:LINE: WHAT".
+[[noreturn]] inline void refuse_at(std::string_view source, std::size_t line,
+                                   std::string_view what) {
+  throw data_error(fmt::format("{}:{}: {}", source, line, what));
+}
+
+/// `text` as a decimal unsigned integer (nothing else on it), if it is one.
+inline std::optional<std::uint64_t> to_unsigned(std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+/// Builds a placement with f(), turning the scheme's own refusal
+/// (std::invalid_argument) into a SOURCE:LINE error.
+template <class F>
+auto build_at(std::string_view source, std::size_t line, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    refuse_at(source, line, e.what());
+  }
 }
 
 }  // namespace ringbloom::schemes::detail

@@ -15,16 +15,17 @@ namespace {
 constexpr std::string_view kind = "twemproxy";
 constexpr std::size_t max_host_text = 272;  // KETAMA_MAX_HOSTLEN - 1: what snprintf keeps
 
+}  // namespace
+
 // nc_ketama.c: pointer_per_server, with its float arithmetic. The sum with
 // 0.0000000001 (a double literal) happens in double and is cast back.
-std::uint32_t points_for(std::uint32_t weight, std::uint32_t total_weight, std::size_t servers) {
+std::uint32_t twemproxy_points_per_server(std::uint32_t weight, std::uint32_t total_weight,
+                                          std::size_t servers) noexcept {
   const float pct = static_cast<float>(weight) / static_cast<float>(total_weight);
   const float product = pct * 160.0f / 4.0f * static_cast<float>(servers);
   const float sum = static_cast<float>(static_cast<double>(product) + 0.0000000001);
   return static_cast<std::uint32_t>(std::floor(sum)) * 4;
 }
-
-}  // namespace
 
 std::string_view twemproxy_hash_name(twemproxy_hash h) noexcept {
   switch (h) {
@@ -77,7 +78,8 @@ void twemproxy_placement::rebuild(std::vector<twemproxy_server> servers) {
   std::vector<detail::point> points;
   std::vector<std::uint32_t> counts;
   for (std::size_t i = 0; i < servers.size(); ++i) {
-    const std::uint32_t count = points_for(servers[i].weight, total_weight, servers.size());
+    const std::uint32_t count =
+        twemproxy_points_per_server(servers[i].weight, total_weight, servers.size());
     counts.push_back(count);
     for (std::uint32_t k = 0; k < count / 4; ++k) {
       std::string host = fmt::format("{}-{}", servers[i].name, k);

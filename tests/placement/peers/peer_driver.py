@@ -13,7 +13,8 @@ process it started by its PID and prints
     line 1: a JSON object: {"servers": [...], ...} -- the server names as the
             system reports them, in configuration order, the configuration
             the system ran with ("config") or, for Redis, the CLUSTER NODES
-            text ("cluster_nodes") and CLUSTER KEYSLOT answers ("slots")
+            text ("cluster_nodes"), CLUSTER SLOTS as redis-cli prints it
+            ("cluster_slots": raw, tty, json) and CLUSTER KEYSLOT answers ("slots")
     then:   key<TAB>server, one line per key, in the order of KEYS_FILE
 
 on standard output. Every wait is bounded; the whole run stops itself after
@@ -408,6 +409,16 @@ def run_redis_cluster(spec, keys, tmp, procs):
             raise PeerError("the cluster did not reach cluster_state:ok within 30 s")
         time.sleep(0.1)
     nodes_text = redis_call(ports[0], "CLUSTER", "NODES").decode()
+    # CLUSTER SLOTS in the three forms redis-cli prints: raw (its default into a
+    # file or pipe), the terminal rendering (--no-raw) and --json.
+    cluster_slots = {}
+    for form, flags in (("raw", []), ("tty", ["--no-raw"]), ("json", ["--json"])):
+        out = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(ports[0])] + flags
+                             + ["cluster", "slots"], capture_output=True, timeout=30)
+        if out.returncode != 0:
+            raise PeerError(f"redis-cli {' '.join(flags)} cluster slots failed: "
+                            + out.stderr.decode()[-500:])
+        cluster_slots[form] = out.stdout.decode()
     answers = []
     me = f"127.0.0.1:{ports[0]}"
     with socket.create_connection(("127.0.0.1", ports[0]), timeout=10) as sock:
@@ -430,7 +441,7 @@ def run_redis_cluster(spec, keys, tmp, procs):
             sock.sendall(b"".join(resp(b"CLUSTER", b"KEYSLOT", k) for k in chunk))
             slots.extend(read_reply(f) for _ in chunk)
     return {"servers": [f"127.0.0.1:{p}" for p in ports], "cluster_nodes": nodes_text,
-            "slots": slots}, answers
+            "cluster_slots": cluster_slots, "slots": slots}, answers
 
 
 # ---------------------------------------------------------------- groupcache

@@ -53,6 +53,14 @@ namespace ringbloom::schemes {
 enum class twemproxy_hash : std::uint8_t { md5, fnv1a_64, fnv1_64, fnv1a_32, fnv1_32 };
 
 [[nodiscard]] std::string_view twemproxy_hash_name(twemproxy_hash h) noexcept;
+
+/// The points nc_ketama.c gives a server of `weight` among `servers` servers
+/// of `total_weight`: floorf(weight / total x 160 / 4 x servers + 1e-10) x 4
+/// in 32-bit float. Equal weights give 160, except at fleet sizes where the
+/// float product falls just under 40 (25, 47, 50, 55, ... servers: 156).
+[[nodiscard]] std::uint32_t twemproxy_points_per_server(std::uint32_t weight,
+                                                        std::uint32_t total_weight,
+                                                        std::size_t servers) noexcept;
 [[nodiscard]] std::optional<twemproxy_hash> find_twemproxy_hash(std::string_view name) noexcept;
 
 /// A server as ketama sees it: the name it hashes (and reports) and its

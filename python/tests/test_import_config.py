@@ -1,0 +1,106 @@
+"""ringbloom.import_config: a system's own configuration as a Placement, read
+by the same code as `ringbloom ring import`, and agreeing key for key with
+`ringbloom ring lookup --from`."""
+
+import pathlib
+
+import pytest
+
+import ringbloom
+
+DATA = pathlib.Path(__file__).resolve().parents[2] / "tests" / "placement" / "data"
+KEYS = [f"user:{i}" for i in range(2000)] + ["caf\u00e9", "{tag}.a"]
+
+NGINX = """http {
+  upstream backend {
+    hash $request_uri consistent;
+    server 10.0.0.1:8080 weight=2;
+    server 10.0.0.2:8080;
+    server unix:/run/app.sock;
+  }
+}
+"""
+HAPROXY = """defaults
+  hash-type consistent djb2
+backend web
+  balance uri
+  server s1 10.0.0.1:80
+  server s2 10.0.0.2:80 weight 3 id 7
+"""
+NODETOOL = """Datacenter: dc1
+==========
+Address  Rack  Status State Load Owns Token
+10.0.0.1 r1 Up Normal 1.1 MiB 33% -9223372036854775808
+10.0.0.2 r2 Up Normal 1.1 MiB 33% -3074457345618258603
+10.0.0.3 r1 Up Normal 1.1 MiB 33% 3074457345618258602
+"""
+
+
+def cli_lookup(cli, *args):
+    r = cli("ring", "lookup", *args, input="\n".join(KEYS) + "\n")
+    assert r.returncode == 0, r.stderr
+    return [line.split("\t", 1)[1] for line in r.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("system,text,name,flags", [
+    ("nginx", NGINX, "backend", ["--upstream", "backend"]),
+    ("haproxy", HAPROXY, "web", ["--backend", "web"]),
+    ("cassandra", NODETOOL, None, []),
+])
+def test_agrees_with_the_command_line(tmp_path, cli, system, text, name, flags):
+    path = tmp_path / "config"
+    path.write_text(text)
+    p = ringbloom.import_config(system, path, name)
+    assert p.kind == system
+    assert p.node_for_many(KEYS) == cli_lookup(cli, "--from", system, str(path), *flags)
+
+
+@pytest.mark.parametrize("golden", ["cluster_nodes.txt", "cluster_slots_raw.txt",
+                                    "cluster_slots_tty.txt", "cluster_slots.json"])
+def test_redis_cluster_nodes_and_every_slots_form(golden):
+    p = ringbloom.import_config("redis-cluster", DATA / golden)
+    assert p.kind == "redis-cluster"
+    assert sorted(p.nodes) == ["127.0.0.1:47101", "127.0.0.1:47102", "127.0.0.1:47103"]
+    assert p.node_for("123456789") == "127.0.0.1:47103"  # slot 12739
+
+
+def test_cassandra_replication(tmp_path):
+    path = tmp_path / "ring.txt"
+    path.write_text(NODETOOL)
+    simple = ringbloom.import_config("cassandra", path, rf=2)
+    assert len(simple.nodes_for("user:42", 3)) == 2
+    network = ringbloom.import_config("cassandra", path, dc_rf={"dc1": 3})
+    assert len(network.nodes_for("user:42", 3)) == 3
+
+
+def test_topology_round_trip(tmp_path):
+    path = tmp_path / "nginx.conf"
+    path.write_text(NGINX)
+    p = ringbloom.import_config("nginx", path, "backend")
+    again = ringbloom.Placement.from_topology(_saved(tmp_path, p))
+    assert again.node_for_many(KEYS) == p.node_for_many(KEYS)
+
+
+def _saved(tmp_path, p):
+    out = tmp_path / "t.json"
+    p.save_topology(out)
+    return out
+
+
+def test_refusals(tmp_path):
+    bad = tmp_path / "bad.conf"
+    bad.write_text("upstream u {\n hash $x consistent;\n server a:1 down;\n}\n")
+    with pytest.raises(ringbloom.DataError, match=r"bad\.conf:3:"):
+        ringbloom.import_config("nginx", bad, "u")
+    with pytest.raises(ValueError, match="needs name="):
+        ringbloom.import_config("nginx", bad)
+    with pytest.raises(ValueError, match="'memcached' is not a system"):
+        ringbloom.import_config("memcached", bad)
+    with pytest.raises(ValueError, match="Placement.from_topology"):
+        ringbloom.import_config("twemproxy", bad)
+    with pytest.raises(OSError):
+        ringbloom.import_config("haproxy", tmp_path / "missing.cfg", "web")
+    slots = tmp_path / "slots.txt"
+    slots.write_text("0\n5460\n127.0.0.1\n")
+    with pytest.raises(ringbloom.DataError, match=r"slots\.txt:1: expected an entry"):
+        ringbloom.import_config("redis-cluster", slots)
