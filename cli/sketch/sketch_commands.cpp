@@ -50,6 +50,55 @@ void refuse_existing(const std::string& file, bool force) {
   }
 }
 
+/// The --force and --json flags of every `create`.
+void add_create_flags(CLI::App& cmd, bool& force, bool& as_json) {
+  cmd.add_flag("--force", force, "Replace FILE if it exists");
+  cmd.add_flag("--json", as_json, "Print the summary as JSON");
+}
+
+/// The end of every `create`: refuses an existing FILE unless --force, saves
+/// the new sketch atomically, then prints `summary` (--json) or the line `text`.
+void save_new_sketch(const std::string& file, bool force, const any_sketch& sketch, bool as_json,
+                     const json& summary, const std::string& text) {
+  refuse_existing(file, force);
+  with_advice("check that the directory exists and is writable",
+              [&] { save_sketch(file, sketch); });
+  if (as_json) return print_json(summary);
+  fmt::print("{}\n", text);
+}
+
+/// For `update_in_batches`: the stdin lines are the items as they are.
+const std::vector<std::string>& lines_as_items(const std::vector<std::string>& lines) {
+  return lines;
+}
+
+/// The shape of every update command (`hll add`, `cms incr`, `topk add`): the
+/// items (arguments, or stdin lines in batches of 65,536) are turned into one
+/// batch of changes by `parse`, outside FILE's lock (a bad line is refused
+/// before FILE is touched), and applied by `apply`, each batch one locked
+/// load-change-save of FILE, so concurrent updaters lose nothing. With no
+/// items at all, FILE is still loaded, so that a missing or foreign file is
+/// refused, and `apply` sees it with an empty batch (nothing is saved).
+/// Returns the number of items.
+template <class Sketch, class Parse, class Apply>
+std::uint64_t update_in_batches(std::string_view family, const std::string& file,
+                                const std::vector<std::string>& items, Parse parse, Apply apply) {
+  std::uint64_t n = 0;
+  with_advice(fmt::format("check the file name, or create it with 'ringbloom {} create'", family),
+              [&] {
+                n = in_batches(items, [&](const std::vector<std::string>& lines) {
+                  decltype(auto) batch = parse(lines);
+                  update_sketch_file(
+                      file, [&](any_sketch& s) { apply(sketch_as<Sketch>(s, file), batch); });
+                });
+                if (n == 0) {
+                  Sketch loaded = load_sketch_as<Sketch>(file);
+                  apply(loaded, parse(std::vector<std::string>{}));
+                }
+              });
+  return n;
+}
+
 // ============================== hll ==============================
 
 // Info as JSON for a sketch or its read-only mapped view (the same fields).
@@ -97,22 +146,19 @@ void add_hll(CLI::App& app) {
                   "Redis reads as PFADD would have made it");
     add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),
                       "xxh3 seed (native mode; default 0)");
-    cmd->add_flag("--force", o->force, "Replace FILE if it exists");
-    cmd->add_flag("--json", o->json, "Print the summary as JSON");
+    add_create_flags(*cmd, o->force, o->json);
     set_example(*cmd, "ringbloom hll create visitors.hll --precision 14");
     cmd->callback([o, p] {
       if (o->redis && (p->count() > 0 && o->precision != hyperloglog::redis_precision)) {
         throw usage_error("--redis fixes the precision at 14 (Redis's); drop --precision");
       }
       const hyperloglog h = o->redis ? hyperloglog::redis() : hyperloglog(o->precision, o->seed);
-      refuse_existing(o->file, o->force);
-      with_advice("check that the directory exists and is writable",
-                  [&] { save_sketch(o->file, h); });
-      if (o->json) return print_json(hll_json(o->file, h));
-      fmt::print(
-          "created {}: HyperLogLog, {} mode, p = {} ({} registers), standard error {:.2f}%\n",
-          o->file, o->redis ? "Redis" : "native", h.precision(), h.register_count(),
-          100 * h.standard_error());
+      save_new_sketch(
+          o->file, o->force, h, o->json, hll_json(o->file, h),
+          fmt::format(
+              "created {}: HyperLogLog, {} mode, p = {} ({} registers), standard error {:.2f}%",
+              o->file, o->redis ? "Redis" : "native", h.precision(), h.register_count(),
+              100 * h.standard_error()));
     });
   }
   {
@@ -131,20 +177,18 @@ void add_hll(CLI::App& app) {
                 "  cut -f1 access.log | ringbloom hll add visitors.hll");
     cmd->callback([o] {
       std::uint64_t count = 0;
-      with_advice("check the file name, or create it with 'ringbloom hll create'", [&] {
-        const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
-          update_sketch_file(o->file, [&](any_sketch& s) {
-            auto& h = sketch_as<hyperloglog>(s, o->file);
-            std::vector<std::string_view> views(batch.begin(), batch.end());
+      const auto n = update_in_batches<hyperloglog>(
+          "hll", o->file, o->items,
+          [](const std::vector<std::string>& lines) {
+            return std::vector<std::string_view>(lines.begin(), lines.end());
+          },
+          [&](hyperloglog& h, const std::vector<std::string_view>& views) {
             h.add_many(views);
             count = h.count();
           });
-        });
-        if (n == 0) count = load_sketch_as<hyperloglog>(o->file).count();
-        if (o->json) return print_json(json{{"file", o->file}, {"added", n}, {"count", count}});
-        fmt::print("added {} item{} to {} (about {} distinct)\n", n, n == 1 ? "" : "s", o->file,
-                   count);
-      });
+      if (o->json) return print_json(json{{"file", o->file}, {"added", n}, {"count", count}});
+      fmt::print("added {} item{} to {} (about {} distinct)\n", n, n == 1 ? "" : "s", o->file,
+                 count);
     });
   }
   {
@@ -419,8 +463,7 @@ void add_cms(CLI::App& app) {
                   "Size from --error/--probability as RedisBloom's CMS.INITBYPROB does "
                   "(width ceil(2/E), depth ceil(log10 P / log10 0.5))");
     add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0), "xxh3 seed (default 0)");
-    cmd->add_flag("--force", o->force, "Replace FILE if it exists");
-    cmd->add_flag("--json", o->json, "Print the summary as JSON");
+    add_create_flags(*cmd, o->force, o->json);
     set_example(*cmd, "ringbloom cms create hits.cms --error 0.001 --probability 0.01");
     cmd->callback([o] {
       const bool by_size = o->w->count() + o->d->count() > 0;
@@ -444,13 +487,11 @@ void add_cms(CLI::App& app) {
                   : fmt::format("--error {} --probability {} (a {} x {} sketch)",
                                 o->e->as<std::string>(), o->p->as<std::string>(), width, depth));
       const count_min_sketch c(width, depth, o->conservative, o->seed);
-      refuse_existing(o->file, o->force);
-      with_advice("check that the directory exists and is writable",
-                  [&] { save_sketch(o->file, c); });
-      if (o->json) return print_json(cms_json(o->file, c));
-      fmt::print("created {}: Count-Min {} x {}{}, eps {:.3g}, delta {:.3g}, {} bytes\n", o->file,
-                 c.width(), c.depth(), c.conservative() ? " (conservative)" : "", c.epsilon(),
-                 c.delta(), c.memory_bytes());
+      save_new_sketch(
+          o->file, o->force, c, o->json, cms_json(o->file, c),
+          fmt::format("created {}: Count-Min {} x {}{}, eps {:.3g}, delta {:.3g}, {} bytes",
+                      o->file, c.width(), c.depth(), c.conservative() ? " (conservative)" : "",
+                      c.epsilon(), c.delta(), c.memory_bytes()));
     });
   }
   {
@@ -469,25 +510,26 @@ void add_cms(CLI::App& app) {
                 "ringbloom cms incr hits.cms /index /login\n"
                 "  printf '/index\\t40\\n' | ringbloom cms incr hits.cms");
     cmd->callback([o] {
+      using increments = std::vector<std::pair<std::string_view, std::uint32_t>>;
       std::uint64_t total = 0;
-      with_advice("check the file name, or create it with 'ringbloom cms create'", [&] {
-        const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
-          std::vector<std::pair<std::string_view, std::uint32_t>> incs;
-          incs.reserve(batch.size());
-          for (const auto& line : batch) {
-            incs.push_back(o->items.empty() ? parse_increment(line)
-                                            : std::pair<std::string_view, std::uint32_t>{line, 1});
-          }
-          update_sketch_file(o->file, [&](any_sketch& s) {
-            auto& c = sketch_as<count_min_sketch>(s, o->file);
+      const auto n = update_in_batches<count_min_sketch>(
+          "cms", o->file, o->items,
+          [&](const std::vector<std::string>& batch) {
+            increments incs;
+            incs.reserve(batch.size());
+            for (const auto& line : batch) {
+              incs.push_back(o->items.empty()
+                                 ? parse_increment(line)
+                                 : std::pair<std::string_view, std::uint32_t>{line, 1});
+            }
+            return incs;
+          },
+          [&](count_min_sketch& c, const increments& incs) {
             for (const auto& [item, by] : incs) c.increment(item, by);
             total = c.total();
           });
-        });
-        if (n == 0) total = load_sketch_as<count_min_sketch>(o->file).total();
-        if (o->json) return print_json(json{{"file", o->file}, {"lines", n}, {"total", total}});
-        fmt::print("counted {} line{} into {} (total {})\n", n, n == 1 ? "" : "s", o->file, total);
-      });
+      if (o->json) return print_json(json{{"file", o->file}, {"lines", n}, {"total", total}});
+      fmt::print("counted {} line{} into {} (total {})\n", n, n == 1 ? "" : "s", o->file, total);
     });
   }
   {
@@ -650,18 +692,14 @@ void add_topk(CLI::App& app, context& ctx) {
                       "Decay (default 0.9)", "for example --decay 0.9");
     add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),
                       "Hash and decay-draw seed (default 0)");
-    cmd->add_flag("--force", o->force, "Replace FILE if it exists");
-    cmd->add_flag("--json", o->json, "Print the summary as JSON");
+    add_create_flags(*cmd, o->force, o->json);
     set_example(*cmd, "ringbloom topk create urls.topk --k 100 --width 2000 --depth 5");
     cmd->callback([o] {
       require_topk_size(o->k, o->width, o->depth);
       const top_k t(o->k, o->width, o->depth, o->decay, o->seed);
-      refuse_existing(o->file, o->force);
-      with_advice("check that the directory exists and is writable",
-                  [&] { save_sketch(o->file, t); });
-      if (o->json) return print_json(topk_json(o->file, t));
-      fmt::print("created {}: Top-K, k = {}, {} x {} buckets, decay {}\n", o->file, t.k(),
-                 t.width(), t.depth(), t.decay());
+      save_new_sketch(o->file, o->force, t, o->json, topk_json(o->file, t),
+                      fmt::format("created {}: Top-K, k = {}, {} x {} buckets, decay {}", o->file,
+                                  t.k(), t.width(), t.depth(), t.decay()));
     });
   }
   {
@@ -678,25 +716,19 @@ void add_topk(CLI::App& app, context& ctx) {
     cmd->add_flag("--json", o->json, "Print the result as JSON");
     set_example(*cmd, "ringbloom topk add urls.topk /index /login /index");
     cmd->callback([o] {
+      // update_sketch_file calls `apply` once per batch, and a failed save
+      // ends the command, so what a batch pushes out is final.
       std::vector<std::string> expelled;
-      with_advice("check the file name, or create it with 'ringbloom topk create'", [&] {
-        const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
-          std::vector<std::string> out;
-          update_sketch_file(o->file, [&](any_sketch& s) {
-            out.clear();
-            auto& t = sketch_as<top_k>(s, o->file);
-            for (const auto& item : batch) {
-              if (auto e = t.add(item)) out.push_back(std::move(*e));
-            }
-          });
-          expelled.insert(expelled.end(), out.begin(), out.end());
-        });
-        if (n == 0) (void)load_sketch_as<top_k>(o->file);
-        if (o->json) {
-          return print_json(json{{"file", o->file}, {"added", n}, {"expelled", expelled}});
+      const auto add_batch = [&](top_k& t, const std::vector<std::string>& batch) {
+        for (const auto& item : batch) {
+          if (auto e = t.add(item)) expelled.push_back(std::move(*e));
         }
-        for (const auto& e : expelled) fmt::print("expelled\t{}\n", e);
-      });
+      };
+      const auto n = update_in_batches<top_k>("topk", o->file, o->items, lines_as_items, add_batch);
+      if (o->json) {
+        return print_json(json{{"file", o->file}, {"added", n}, {"expelled", expelled}});
+      }
+      for (const auto& e : expelled) fmt::print("expelled\t{}\n", e);
     });
   }
   {

@@ -14,12 +14,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <string>
 #include <string_view>
 
-#include "ringbloom/error.hpp"
-#include "ringbloom/hash.hpp"
 #include "ringbloom/merkle/merkle_file.hpp"
+#include "support/load_or_refuse.hpp"
 
 namespace {
 
@@ -31,26 +29,9 @@ void exercise(std::string_view bytes) {
   if (tree.coarsened(1).rows() != tree.rows()) std::abort();
 }
 
-void try_load(std::string_view bytes) {
-  try {
-    exercise(bytes);
-  } catch (const ringbloom::data_error&) {
-    // refused: fine
-  }
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  try_load(bytes);
-  if (size >= 16) {
-    std::string fixed(bytes);
-    const std::uint64_t sum = ringbloom::xxh3_64(std::string_view(fixed).substr(0, size - 8));
-    for (std::size_t i = 0; i < 8; ++i) {
-      fixed[size - 8 + i] = static_cast<char>((sum >> (8 * i)) & 0xff);
-    }
-    try_load(fixed);
-  }
+  ringbloom::fuzz::load_or_refuse(data, size, exercise);
   return 0;
 }

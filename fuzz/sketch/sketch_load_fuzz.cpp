@@ -13,68 +13,58 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
-#include <string>
 #include <string_view>
 
 #include "ringbloom/error.hpp"
-#include "ringbloom/hash.hpp"
 #include "ringbloom/sketch/sketch_file.hpp"
+#include "support/load_or_refuse.hpp"
 
 namespace {
 
-void exercise(const ringbloom::any_sketch& s, std::string_view bytes) {
-  if (const auto* h = std::get_if<ringbloom::hyperloglog>(&s)) {
-    (void)h->estimate();
-  } else if (const auto* c = std::get_if<ringbloom::count_min_sketch>(&s)) {
-    (void)c->estimate("anna");
-  } else {
-    const auto& t = std::get<ringbloom::top_k>(s);
-    (void)t.list();
-    (void)t.query("anna");
+// The mapped path (view_sketch, what open_sketch_mapped runs over the
+// mapping) must accept the bytes the whole loader accepted and answer the same.
+void compare_with_view(const ringbloom::any_sketch& s, std::string_view bytes) {
+  std::optional<ringbloom::mapped_sketch> v;
+  try {
+    v.emplace(ringbloom::view_sketch(bytes));
+  } catch (const ringbloom::data_error&) {
+    std::abort();
   }
-  if (ringbloom::serialize_sketch(s) != bytes) std::abort();
-  // The mapped path (view_sketch, what open_sketch_mapped runs over the
-  // mapping) accepts the same bytes (a data_error here escapes: a finding)
-  // and answers the same.
-  const ringbloom::mapped_sketch v = ringbloom::view_sketch(bytes);
   if (const auto* h = std::get_if<ringbloom::hyperloglog>(&s)) {
-    if (std::get<ringbloom::hll_view>(v).count() != h->count()) std::abort();
+    if (std::get<ringbloom::hll_view>(*v).count() != h->count()) std::abort();
   } else if (const auto* c = std::get_if<ringbloom::count_min_sketch>(&s)) {
-    if (std::get<ringbloom::count_min_view>(v).estimate("anna") != c->estimate("anna")) {
+    if (std::get<ringbloom::count_min_view>(*v).estimate("anna") != c->estimate("anna")) {
       std::abort();
     }
-  } else if (!(std::get<ringbloom::top_k>(v) == std::get<ringbloom::top_k>(s))) {
+  } else if (!(std::get<ringbloom::top_k>(*v) == std::get<ringbloom::top_k>(s))) {
     std::abort();
   }
 }
 
-void try_load(std::string_view bytes) {
+void exercise(std::string_view bytes) {
   std::optional<ringbloom::any_sketch> s;
   try {
-    s = ringbloom::deserialize_sketch(bytes);
+    s.emplace(ringbloom::deserialize_sketch(bytes));
   } catch (const ringbloom::data_error&) {
-    try {  // refused whole, so refused mapped too
-      (void)ringbloom::view_sketch(bytes);
-    } catch (const ringbloom::data_error&) {
-      return;
-    }
-    std::abort();
+    ringbloom::fuzz::expect_refused([&] { (void)ringbloom::view_sketch(bytes); });
+    throw;
   }
-  exercise(*s, bytes);
+  if (const auto* h = std::get_if<ringbloom::hyperloglog>(&*s)) {
+    (void)h->estimate();
+  } else if (const auto* c = std::get_if<ringbloom::count_min_sketch>(&*s)) {
+    (void)c->estimate("anna");
+  } else {
+    const auto& t = std::get<ringbloom::top_k>(*s);
+    (void)t.list();
+    (void)t.query("anna");
+  }
+  if (ringbloom::serialize_sketch(*s) != bytes) std::abort();
+  compare_with_view(*s, bytes);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  try_load(bytes);
-  if (size >= 16) {
-    std::string fixed(bytes);
-    const std::uint64_t sum = ringbloom::xxh3_64(std::string_view(fixed).substr(0, size - 8));
-    for (std::size_t i = 0; i < 8; ++i) {
-      fixed[size - 8 + i] = static_cast<char>((sum >> (8 * i)) & 0xff);
-    }
-    try_load(fixed);
-  }
+  ringbloom::fuzz::load_or_refuse(data, size, exercise);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "filter/filter_file_fixtures.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/io/file_io.hpp"
@@ -23,50 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string golden(const std::string& name) {
-  return io::read_file(fs::path(RINGBLOOM_SOURCE_DIR) / "tests" / "filter" / "data" / name);
-}
-
-class temp_dir {
- public:
-  temp_dir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() / ("ringbloom-fuse-file-test-" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
-
-std::string rechecksum(std::string bytes) {
-  const std::uint64_t sum = xxh3_64(std::string_view(bytes).substr(0, bytes.size() - 8));
-  for (std::size_t i = 0; i < 8; ++i)
-    bytes[bytes.size() - 8 + i] = static_cast<char>(sum >> (8 * i));
-  return bytes;
-}
-
-template <class T>
-std::string with_field(std::string bytes, std::size_t offset, T value) {
-  std::memcpy(bytes.data() + offset, &value, sizeof(T));  // little-endian host
-  return rechecksum(std::move(bytes));
-}
-
-std::string data_error_of(std::string_view bytes) {
-  try {
-    (void)deserialize_filter(bytes);
-  } catch (const data_error& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using namespace filter_test;
 
 std::vector<std::string> names(const std::string& prefix, int n) {
   std::vector<std::string> out;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -29,6 +30,31 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   out.push_back(nullptr);
   return out;
 }
+
+/// The CLI may exit before it has read all its stdin (a refused command
+/// does): writing to it must then fail with EPIPE in the test, not kill the
+/// test with SIGPIPE. So the test process ignores SIGPIPE, and the CLI it
+/// spawns gets the default action back (an ignored signal would stay ignored
+/// across exec, and the CLI's own behaviour on a closed pipe is under test).
+class sigpipe_default_in_child {
+ public:
+  sigpipe_default_in_child() {
+    ::signal(SIGPIPE, SIG_IGN);
+    posix_spawnattr_init(&attr_);
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr_, &pipe_only);
+    posix_spawnattr_setflags(&attr_, POSIX_SPAWN_SETSIGDEF);
+  }
+  sigpipe_default_in_child(const sigpipe_default_in_child&) = delete;
+  sigpipe_default_in_child& operator=(const sigpipe_default_in_child&) = delete;
+  ~sigpipe_default_in_child() { posix_spawnattr_destroy(&attr_); }
+  [[nodiscard]] const posix_spawnattr_t* get() const noexcept { return &attr_; }
+
+ private:
+  posix_spawnattr_t attr_{};
+};
 
 }  // namespace
 
@@ -56,8 +82,9 @@ cli_result run_cli(const std::vector<std::string>& args, const std::string& stdi
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   auto argv = c_strings(argv_strings);
   auto envp = c_strings(env_strings);
+  const sigpipe_default_in_child attr;
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, attr.get(), argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(out[1]);
@@ -128,8 +155,9 @@ cli_process::cli_process(const std::vector<std::string>& args) {
   posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   auto argv = c_strings(argv_strings);
+  const sigpipe_default_in_child attr;
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, attr.get(), argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(out[1]);

@@ -1,0 +1,92 @@
+// tests/filter/filter_file_fixtures.hpp: what the filter-file tests share.
+//
+// What: the golden files of tests/filter/data, a temporary directory removed
+// at the end of a test, and the tools of the refusal tests: edit one field of
+// a file and repair its trailing XXH3-64 checksum, so that the edit reaches
+// the field checks instead of the checksum check, then read the loader's
+// error sentence.
+//
+// Example:
+//   const std::string bytes = golden("fuse8_xxh3.rbf");
+//   EXPECT_THAT(data_error_of(with_field<std::uint8_t>(bytes, 10, 7)),
+//               HasSubstr("unknown filter kind"));
+//   temp_dir dir;
+//   save_filter(f, dir / "f.rbf");
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include "ringbloom/error.hpp"
+#include "ringbloom/filter/filter_file.hpp"
+#include "ringbloom/hash.hpp"
+#include "ringbloom/io/file_io.hpp"
+
+namespace ringbloom::filter_test {
+
+/// The bytes of tests/filter/data/<name>.
+inline std::string golden(const std::string& name) {
+  return io::read_file(std::filesystem::path(RINGBLOOM_SOURCE_DIR) / "tests" / "filter" / "data" /
+                       name);
+}
+
+/// A fresh directory under the system's temporary directory, removed with
+/// everything in it when the object goes out of scope.
+class temp_dir {
+ public:
+  temp_dir() {
+    std::random_device rd;
+    path_ =
+        std::filesystem::temp_directory_path() / ("ringbloom-filter-test-" + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  [[nodiscard]] std::filesystem::path operator/(const std::string& name) const {
+    return path_ / name;
+  }
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Rewrites the trailing checksum (XXH3-64 of the bytes before it,
+/// little-endian) so that a deliberately edited field reaches the field checks.
+inline std::string rechecksum(std::string bytes) {
+  const std::uint64_t sum = xxh3_64(std::string_view(bytes).substr(0, bytes.size() - 8));
+  for (std::size_t i = 0; i < 8; ++i) {
+    bytes[bytes.size() - 8 + i] = static_cast<char>((sum >> (8 * i)) & 0xff);
+  }
+  return bytes;
+}
+
+/// `bytes` with the field at `offset` set to `value` (little-endian host)
+/// and the checksum repaired.
+template <class T>
+std::string with_field(std::string bytes, std::size_t offset, T value) {
+  std::memcpy(bytes.data() + offset, &value, sizeof(T));
+  return rechecksum(std::move(bytes));
+}
+
+/// The loader's error sentence for `bytes`, or "(accepted)" if it loads.
+inline std::string data_error_of(std::string_view bytes) {
+  try {
+    (void)deserialize_filter(bytes);
+  } catch (const data_error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace ringbloom::filter_test
