@@ -47,6 +47,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ringbloom/filter/blocked64_bloom.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/detail/simd.hpp"
@@ -54,6 +55,9 @@
 
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
 #include "filter/boost_bloom_peer.hpp"
+#endif
+#ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
+#include "filter/blocked64_avx2_loops.hpp"
 #endif
 
 #ifdef RINGBLOOM_HAVE_LIBBLOOM
@@ -237,6 +241,55 @@ struct filter_api<blocked_batched> : filter_api<blocked_one> {
   }
   static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
 };
+
+/// blocked64 (blocked64_bloom.hpp), at the blocked kind's k: one call per
+/// key from this file (plain x86-64: a direct call to the AVX2 test), and
+/// batched.
+struct blocked64_one {};
+struct blocked64_batched {};
+
+template <>
+struct filter_api<blocked64_one> {
+  using filter = ringbloom::blocked64_bloom_filter;
+  static constexpr const char* name = "ringbloom blocked64";
+  static filter make(std::size_t n) {
+    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), blocked_k(n));
+  }
+  static void add_all(filter& f, const key_set& k) {
+    add_loop(k, [&](std::string_view s) { f.add(s); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return static_cast<double>(f.bits()) / static_cast<double>(n);
+  }
+};
+
+template <>
+struct filter_api<blocked64_batched> : filter_api<blocked64_one> {
+  static constexpr const char* name = "ringbloom blocked64, batched";
+  static void add_all(filter& f, const key_set& k) {
+    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
+};
+
+#ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
+/// blocked64 one at a time with the loop compiled for AVX2 (as Boost's).
+struct blocked64_avx2 {};
+
+template <>
+struct filter_api<blocked64_avx2> : filter_api<blocked64_one> {
+  static constexpr const char* name = "ringbloom blocked64, -mavx2";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::blocked64_add_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::blocked64_count_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+};
+#endif
 
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
 /// Boost.Bloom fast_multiblock32<8>, K = 1, default hash, 10 bits per key
@@ -552,6 +605,13 @@ int run_table(int argc, char** argv) {
     auto batched = measure<blocked_batched>(n, members, positives, negatives, reps);
     batched.name += fmt::format(" (k={})", blocked_k(n));
     print_row(batched);
+    print_row(measure<blocked64_one>(n, members, positives, negatives, reps));
+#ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
+    if (ringbloom::simd_path_supported(ringbloom::simd_path::avx2)) {
+      print_row(measure<blocked64_avx2>(n, members, positives, negatives, reps));
+    }
+#endif
+    print_row(measure<blocked64_batched>(n, members, positives, negatives, reps));
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
     print_row(measure<boost_one>(n, members, positives, negatives, reps));
     print_row(measure<boost_bulk>(n, members, positives, negatives, reps));

@@ -20,12 +20,30 @@ namespace ringbloom {
 
 namespace {
 
-bool cpu_has_avx2() noexcept {
+/// Whether this CPU runs the AVX-512VL test (AVX-512F alone is not enough;
+/// every AVX-512 CPU so far has VL, but it is checked).
+bool cpu_has_avx512vl() noexcept {
 #ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
-  return simd_path_supported(simd_path::avx2);
+  static const bool vl = __builtin_cpu_supports("avx512vl") != 0;
+  return vl && simd_path_supported(simd_path::avx512);
 #else
   return false;
 #endif
+}
+
+bool path_supported(simd_path path) noexcept {
+#ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
+  if (path == simd_path::avx512) return cpu_has_avx512vl();
+  return simd_path_supported(path);
+#else
+  return path == simd_path::scalar;
+#endif
+}
+
+simd_path best_path() noexcept {
+  if (path_supported(simd_path::avx512)) return simd_path::avx512;
+  if (path_supported(simd_path::avx2)) return simd_path::avx2;
+  return simd_path::scalar;
 }
 
 [[nodiscard]] hash128 placement(std::uint64_t x) noexcept {
@@ -35,7 +53,7 @@ bool cpu_has_avx2() noexcept {
 }  // namespace
 
 blocked64_bloom_filter::blocked64_bloom_filter(blocked_bloom_filter core)
-    : core_(std::move(core)), avx2_(cpu_has_avx2()) {
+    : core_(std::move(core)), path_(best_path()) {
   sync();
 }
 
@@ -50,12 +68,12 @@ blocked64_bloom_filter blocked64_bloom_filter::for_capacity(std::uint64_t capaci
 }
 
 blocked64_bloom_filter::blocked64_bloom_filter(const blocked64_bloom_filter& other)
-    : core_(other.core_), avx2_(other.avx2_) {
+    : core_(other.core_), path_(other.path_) {
   sync();
 }
 
 blocked64_bloom_filter::blocked64_bloom_filter(blocked64_bloom_filter&& other) noexcept
-    : core_(std::move(other.core_)), avx2_(other.avx2_) {
+    : core_(std::move(other.core_)), path_(other.path_) {
   sync();
   other.sync();
 }
@@ -63,7 +81,7 @@ blocked64_bloom_filter::blocked64_bloom_filter(blocked64_bloom_filter&& other) n
 blocked64_bloom_filter& blocked64_bloom_filter::operator=(const blocked64_bloom_filter& other) {
   if (this != &other) {
     core_ = other.core_;
-    avx2_ = other.avx2_;
+    path_ = other.path_;
     sync();
   }
   return *this;
@@ -72,7 +90,7 @@ blocked64_bloom_filter& blocked64_bloom_filter::operator=(const blocked64_bloom_
 blocked64_bloom_filter& blocked64_bloom_filter::operator=(blocked64_bloom_filter&& other) noexcept {
   if (this != &other) {
     core_ = std::move(other.core_);
-    avx2_ = other.avx2_;
+    path_ = other.path_;
     sync();
     other.sync();
   }
@@ -91,14 +109,24 @@ void blocked64_bloom_filter::add_hash(std::uint64_t x) {
   words_ = core_.words().data();
 }
 
+void blocked64_bloom_filter::add_hashes(std::span<const std::uint64_t> xs) {
+  std::array<hash128, 64> placed;
+  for (std::size_t at = 0; at < xs.size(); at += placed.size()) {
+    const std::size_t n = std::min(placed.size(), xs.size() - at);
+    for (std::size_t i = 0; i < n; ++i) placed[i] = placement(xs[at + i]);
+    core_.add_many(std::span<const hash128>(placed.data(), n));
+  }
+  words_ = core_.words().data();
+}
+
 void blocked64_bloom_filter::use_simd_path(simd_path path) {
-  if (!simd_path_supported(path) || (path != simd_path::scalar && !cpu_has_avx2())) {
+  if (!path_supported(path)) {
     throw std::invalid_argument(fmt::format(
         "this CPU does not support the {} path; choose one for which simd_path_supported() is "
         "true",
         simd_path_name(path)));
   }
-  avx2_ = path != simd_path::scalar;
+  path_ = path;
 }
 
 // --- batches ---------------------------------------------------------------------
@@ -122,12 +150,19 @@ template <class Item>
   }
 }
 
+/// One hashed item of a chunk: its block (found once, prefetched once) and
+/// its hash.
+struct hashed {
+  const std::uint64_t* block;
+  std::uint64_t x;
+};
+
 /// The pipeline: for each chunk, hash it and prefetch, then run step over
-/// the previous one. step(hashes, first, count).
+/// the previous one. step(hashed items, first, count).
 template <class Item, class Step>
 [[gnu::always_inline]] inline void pipeline(const blocked64_bloom_filter& f,
                                             std::span<const Item> items, bool write, Step&& step) {
-  std::array<std::array<std::uint64_t, chunk_items>, 2> hashes;
+  std::array<std::array<hashed, chunk_items>, 2> chunks;
   const std::uint64_t* words = f.words().data();
   const std::uint64_t blocks = f.blocks();
   std::size_t previous_first = 0;
@@ -135,35 +170,32 @@ template <class Item, class Step>
   std::size_t c = 0;
   for (std::size_t first = 0; first < items.size(); first += chunk_items, ++c) {
     const std::size_t count = std::min(chunk_items, items.size() - first);
-    std::uint64_t* h = hashes[c & 1].data();
+    hashed* h = chunks[c & 1].data();
     for (std::size_t i = 0; i < count; ++i) {
-      h[i] = hash_of(f, items[first + i]);
-      const std::uint64_t* block = words + detail::fastrange64(h[i], blocks) * 8;
+      const std::uint64_t x = hash_of(f, items[first + i]);
+      h[i] = {words + detail::fastrange64(x, blocks) * 8, x};
       if (write) {
-        __builtin_prefetch(block, 1);
+        __builtin_prefetch(h[i].block, 1);
       } else {
-        __builtin_prefetch(block, 0);
+        __builtin_prefetch(h[i].block, 0);
       }
     }
-    if (previous_count > 0) step(hashes[(c - 1) & 1].data(), previous_first, previous_count);
+    if (previous_count > 0) step(chunks[(c - 1) & 1].data(), previous_first, previous_count);
     previous_first = first;
     previous_count = count;
   }
-  if (previous_count > 0) step(hashes[(c - 1) & 1].data(), previous_first, previous_count);
+  if (previous_count > 0) step(chunks[(c - 1) & 1].data(), previous_first, previous_count);
 }
 
 template <class Item, class Test>
 [[gnu::always_inline]] inline std::size_t test_items(const blocked64_bloom_filter& f,
                                                      std::span<const Item> items, bool* out,
                                                      Test test) {
-  const std::uint64_t* words = f.words().data();
-  const std::uint64_t blocks = f.blocks();
   const std::uint32_t k = f.hashes();
   std::size_t found = 0;
-  pipeline(f, items, false, [&](const std::uint64_t* h, std::size_t first, std::size_t count) {
+  pipeline(f, items, false, [&](const hashed* h, std::size_t first, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
-      const std::uint64_t* block = words + detail::fastrange64(h[i], blocks) * 8;
-      const bool hit = test(block, h[i] * detail::blocked64_mixer, k);
+      const bool hit = test(h[i].block, h[i].x * detail::blocked64_mixer, k);
       out[first + i] = hit;
       found += hit ? 1 : 0;
     }
@@ -188,6 +220,16 @@ template <class Item>
       [](const std::uint64_t* b, std::uint64_t h2, std::uint32_t k)
           __attribute__((target("avx2"))) { return detail::blocked64_test_avx2(b, h2, k); });
 }
+
+template <class Item>
+[[gnu::target("avx512f,avx512vl")]] std::size_t test_avx512(const blocked64_bloom_filter& f,
+                                                            std::span<const Item> items,
+                                                            bool* out) {
+  return test_items(
+      f, items, out,
+      [](const std::uint64_t* b, std::uint64_t h2, std::uint32_t k) __attribute__((
+          target("avx512f,avx512vl"))) { return detail::blocked64_test_avx512(b, h2, k); });
+}
 #endif
 
 template <class Item>
@@ -195,7 +237,8 @@ std::size_t test_many(const blocked64_bloom_filter& f, std::span<const Item> ite
                       std::span<bool> out) {
   detail::check_answer_span(items.size(), out.size());
 #ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
-  if (f.simd() != simd_path::scalar) return test_avx2(f, items, out.data());
+  if (f.simd() == simd_path::avx512) return test_avx512(f, items, out.data());
+  if (f.simd() == simd_path::avx2) return test_avx2(f, items, out.data());
 #endif
   return test_scalar(f, items, out.data());
 }
@@ -204,8 +247,10 @@ template <class Item>
 void add_items(blocked64_bloom_filter& f, std::span<const Item> items) {
   if (items.empty()) return;
   if (f.read_only()) f.add_hash(0);  // throws the usual logic_error, changes nothing
-  pipeline(f, items, true, [&](const std::uint64_t* h, std::size_t /*first*/, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) f.add_hash(h[i]);
+  std::array<std::uint64_t, chunk_items> xs;
+  pipeline(f, items, true, [&](const hashed* h, std::size_t /*first*/, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) xs[i] = h[i].x;
+    f.add_hashes(std::span<const std::uint64_t>(xs.data(), count));
   });
 }
 

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -51,9 +52,16 @@ std::vector<std::string> keys(const std::string& prefix, std::size_t n) {
   return out;
 }
 
+// The block tests this CPU runs (blocked64's avx512 needs AVX-512VL too).
 std::vector<simd_path> paths() {
-  std::vector<simd_path> out = {simd_path::scalar};
-  if (simd_path_supported(simd_path::avx2)) out.push_back(simd_path::avx2);
+  std::vector<simd_path> out;
+  for (const simd_path p : {simd_path::scalar, simd_path::avx2, simd_path::avx512}) {
+    try {
+      blocked64_bloom_filter(512, 1).use_simd_path(p);
+      out.push_back(p);
+    } catch (const std::invalid_argument&) {
+    }
+  }
   return out;
 }
 
@@ -122,8 +130,10 @@ TEST(Blocked64Filter, NoFalseNegativesOnEveryPathAndBatchEqualsOneAtATime) {
   EXPECT_TRUE(f == g);
 }
 
-TEST(Blocked64Filter, ScalarAndAvx2TestsAgreeOnRandomBlocks) {
-  if (!simd_path_supported(simd_path::avx2)) GTEST_SKIP() << "no AVX2 on this CPU";
+TEST(Blocked64Filter, ScalarAvx2AndAvx512TestsAgreeOnRandomBlocks) {
+  const auto p = paths();
+  const bool avx512 = std::find(p.begin(), p.end(), simd_path::avx512) != p.end();
+  if (p.size() < 2) GTEST_SKIP() << "this CPU has only the scalar test";
   std::mt19937_64 rng(3);
   for (int trial = 0; trial < 200000; ++trial) {
     std::array<std::uint64_t, 8> block{};
@@ -131,9 +141,13 @@ TEST(Blocked64Filter, ScalarAndAvx2TestsAgreeOnRandomBlocks) {
     for (auto& w : block) w = rng() | (trial % 2 == 0 ? rng() | rng() : 0);
     const std::uint64_t h2 = rng();
     const auto k = static_cast<std::uint32_t>(1 + trial % 16);
-    ASSERT_EQ(detail::blocked64_test_scalar(block.data(), h2, k),
-              detail::blocked64_test_avx2(block.data(), h2, k))
+    const bool expected = detail::blocked64_test_scalar(block.data(), h2, k);
+    ASSERT_EQ(expected, detail::blocked64_test_avx2(block.data(), h2, k))
         << "trial " << trial << " k " << k;
+    if (avx512) {
+      ASSERT_EQ(expected, detail::blocked64_test_avx512(block.data(), h2, k))
+          << "trial " << trial << " k " << k;
+    }
   }
 }
 

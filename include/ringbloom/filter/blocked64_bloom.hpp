@@ -9,7 +9,7 @@
 // and the whole lookup (hash, block, test) is inline code with no call
 // through a table: in code compiled with -mavx2 it is one straight run of
 // about 40 instructions; compiled for plain x86-64, one direct call to the
-// AVX2 test (or the inline scalar one when the CPU lacks AVX2).
+// AVX-512 or AVX2 test (or the inline scalar one when the CPU has neither).
 //
 // When to use it: a filter that is queried far more than it is written
 // (`bloom check`, an SSTable filter) and fits the blocked layout's rate. It
@@ -95,6 +95,8 @@ class blocked64_bloom_filter {
   void add(std::string_view item) { add_hash(hash_item(item)); }
   void add(std::uint64_t key) { add_hash(hash_key(key)); }
   void add_hash(std::uint64_t x);
+  /// add_hash for many hashes: one call into the block kernels for all.
+  void add_hashes(std::span<const std::uint64_t> xs);
 
   /// One lookup, inline: hash, block, test (see the top of this file).
   [[nodiscard]] bool may_contain(std::string_view item) const noexcept {
@@ -106,12 +108,15 @@ class blocked64_bloom_filter {
   [[nodiscard]] bool may_contain_hash(std::uint64_t x) const noexcept {
     const std::uint64_t* block = words_ + detail::fastrange64(x, blocks_) * block_words;
     const std::uint64_t h2 = x * detail::blocked64_mixer;
-#if defined(__AVX2__)
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    return detail::blocked64_test_avx512(block, h2, k_);
+#elif defined(__AVX2__)
     return detail::blocked64_test_avx2(block, h2, k_);
 #else
 #ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
-    if (avx2_) [[likely]]
-      return detail::blocked64_test_avx2(block, h2, k_);
+    if (path_ == simd_path::avx512) [[likely]]
+      return detail::blocked64_test_avx512(block, h2, k_);
+    if (path_ == simd_path::avx2) return detail::blocked64_test_avx2(block, h2, k_);
 #endif
     return detail::blocked64_test_scalar(block, h2, k_);
 #endif
@@ -130,12 +135,10 @@ class blocked64_bloom_filter {
   std::size_t may_contain_many(std::span<const std::string> items, std::span<bool> out) const;
   std::size_t may_contain_many(std::span<const std::uint64_t> keys, std::span<bool> out) const;
 
-  /// The block test in use: avx2 when the CPU has it (avx512 CPUs use the
-  /// AVX2 test), else scalar. use_simd_path forces one (tests, benchmarks);
-  /// avx512 means avx2 here. Throws std::invalid_argument when unsupported.
-  [[nodiscard]] simd_path simd() const noexcept {
-    return avx2_ ? simd_path::avx2 : simd_path::scalar;
-  }
+  /// The block test in use: avx512 (AVX-512F and VL), avx2 or scalar, the
+  /// best the CPU has. use_simd_path forces one (tests, benchmarks); throws
+  /// std::invalid_argument when the CPU lacks it.
+  [[nodiscard]] simd_path simd() const noexcept { return path_; }
   void use_simd_path(simd_path path);
 
   /// The block of a hash, an item's k global bit positions, and --explain.
@@ -191,7 +194,7 @@ class blocked64_bloom_filter {
   std::uint64_t blocks_ = 0;
   std::uint64_t seed_ = 0;
   std::uint32_t k_ = 0;
-  bool avx2_ = false;
+  simd_path path_ = simd_path::scalar;
 };
 
 }  // namespace ringbloom
