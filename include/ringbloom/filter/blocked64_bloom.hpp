@@ -32,6 +32,11 @@
 //     j < 8, the high 32 bits for j >= 8 (detail/bloom_hashing.hpp).
 //   The hash code in a file is xxh3; other hashes are refused.
 //
+// Build flags: may_contain is inline and picks its test by the compiler's
+// target macros (__AVX2__, __AVX512VL__), so compile every file of one
+// program that includes this header with the same -m flags (as for any
+// inline code: the linker keeps one copy of each inline function).
+//
 // Guarantees: no false negatives; add, add_many, may_contain,
 // may_contain_many agree bit for bit, on every path (scalar, AVX2; tests).
 // The measured rate at 10 bits per item is 0.97% (k = 6), within sampling of
