@@ -138,7 +138,10 @@ void blocked64_bloom_filter::use_simd_path(simd_path path) {
 
 namespace {
 
-constexpr std::size_t chunk_items = 32;
+/// Items per chunk: the blocks of one chunk are in flight while the next is
+/// hashed. 64 measured best at 10M and 100M keys (3.9 and 5.9 ns per lookup
+/// against 4.2-4.9 and 6.8 with 32, 4.8-5.0 and 6.2 with 128; equal at 1M).
+constexpr std::size_t chunk_items = 64;
 
 template <class Item>
 [[gnu::always_inline]] inline std::uint64_t hash_of(const blocked64_bloom_filter& f,
