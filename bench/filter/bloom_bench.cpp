@@ -25,6 +25,8 @@
 //                        at 100M it would need ~10 GiB on a machine shared with others)
 //   --repeat N           timed repetitions at <= 10M keys; the fastest is reported (default 3)
 //   --micro              run the Google Benchmark micro benchmarks instead
+//   --equal-fpr          bits per key of every blocked filter (ours, Boost's, fastfilter_cpp's)
+//                        sized to measure a 1.0% rate, 1M keys, 4M strangers
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 #include <malloc.h>
@@ -47,6 +49,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ringbloom/filter/blocked64_bloom.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/detail/simd.hpp"
@@ -54,6 +57,12 @@
 
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
 #include "filter/boost_bloom_peer.hpp"
+#endif
+#ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
+#include "filter/blocked64_avx2_loops.hpp"
+#endif
+#ifdef RINGBLOOM_HAVE_FASTFILTER_BLOCKED
+#include "filter/fastfilter_blocked_peer.hpp"
 #endif
 
 #ifdef RINGBLOOM_HAVE_LIBBLOOM
@@ -237,6 +246,55 @@ struct filter_api<blocked_batched> : filter_api<blocked_one> {
   }
   static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
 };
+
+/// blocked64 (blocked64_bloom.hpp), at the blocked kind's k: one call per
+/// key from this file (plain x86-64: a direct call to the AVX2 test), and
+/// batched.
+struct blocked64_one {};
+struct blocked64_batched {};
+
+template <>
+struct filter_api<blocked64_one> {
+  using filter = ringbloom::blocked64_bloom_filter;
+  static constexpr const char* name = "ringbloom blocked64";
+  static filter make(std::size_t n) {
+    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), blocked_k(n));
+  }
+  static void add_all(filter& f, const key_set& k) {
+    add_loop(k, [&](std::string_view s) { f.add(s); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return static_cast<double>(f.bits()) / static_cast<double>(n);
+  }
+};
+
+template <>
+struct filter_api<blocked64_batched> : filter_api<blocked64_one> {
+  static constexpr const char* name = "ringbloom blocked64, batched";
+  static void add_all(filter& f, const key_set& k) {
+    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
+};
+
+#ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
+/// blocked64 one at a time with the loop compiled for AVX2 (as Boost's).
+struct blocked64_avx2 {};
+
+template <>
+struct filter_api<blocked64_avx2> : filter_api<blocked64_one> {
+  static constexpr const char* name = "ringbloom blocked64, -mavx2";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::blocked64_add_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::blocked64_count_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+};
+#endif
 
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
 /// Boost.Bloom fast_multiblock32<8>, K = 1, default hash, 10 bits per key
@@ -498,6 +556,124 @@ void hash_share_and_simd_paths(std::size_t n, const key_set& members, const key_
   fmt::print(" hashing = {:.0f}% of a batched lookup\n", 100 * hash_ns / (hash_ns + best_probe));
 }
 
+// --- bits per key at equal rate (--equal-fpr) -----------------------------------------
+
+/// The bits per key at which `rate(bits_per_key)` measures `target`: a rate
+/// falls as bits grow, so bisection over [lo, hi] (14 halvings, 0.002 bits
+/// at most apart), then linear interpolation between the two last points.
+/// NaN when even `hi` bits per key stay above the target.
+template <class Rate>
+double bits_for_rate(Rate&& rate, double target, double lo = 4.0, double hi = 40.0) {
+  double rate_lo = rate(lo);
+  double rate_hi = rate(hi);
+  if (rate_hi > target) return std::nan("");
+  for (int i = 0; i < 14; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    const double r = rate(mid);
+    if (r > target) {
+      lo = mid;
+      rate_lo = r;
+    } else {
+      hi = mid;
+      rate_hi = r;
+    }
+  }
+  if (rate_lo == rate_hi) return hi;
+  return lo + (hi - lo) * (rate_lo - target) / (rate_lo - rate_hi);
+}
+
+/// Each blocked filter sized to measure a 1.0% rate: ours at k = 4..10, every
+/// Boost blocked subfilter at K = 4..12 (filter K = 1: one block per lookup),
+/// fastfilter_cpp's SimdBlockFilterFixed; the best k of each family first.
+int run_equal_fpr(std::size_t n, std::size_t m) {
+  constexpr double target = 0.01;
+  const key_set members(n, 42, false);
+  const key_set strangers(m, 43, true);
+  fmt::print("command: bloom_bench --equal-fpr\nmachine: {}, load average {}\n", cpu_model(),
+             load_average());
+  fmt::print("{} members, {} strangers (16-byte keys); bits per key at a measured {:.1f}%\n\n", n,
+             m, 100 * target);
+  struct result {
+    std::string family, config;
+    double bits;
+  };
+  std::vector<result> results;
+  auto ours = [&](const char* family, auto make) {
+    for (std::uint32_t k = 4; k <= 10; ++k) {
+      const double bits = bits_for_rate(
+          [&](double b) {
+            auto f = make(static_cast<std::uint64_t>(b * static_cast<double>(n)), k);
+            for (std::size_t i = 0; i < n; ++i) f.add(members[i]);
+            std::size_t hits = 0;
+            for (std::size_t i = 0; i < m; ++i) hits += f.may_contain(strangers[i]) ? 1 : 0;
+            return static_cast<double>(hits) / static_cast<double>(m);
+          },
+          target);
+      results.push_back({family, fmt::format("k = {}", k), bits});
+    }
+  };
+  ours("ringbloom blocked", [](std::uint64_t bits, std::uint32_t k) {
+    return ringbloom::blocked_bloom_filter(bits, k);
+  });
+  ours("ringbloom blocked64", [](std::uint64_t bits, std::uint32_t k) {
+    return ringbloom::blocked64_bloom_filter(bits, k);
+  });
+#ifdef RINGBLOOM_HAVE_BOOST_BLOOM
+  const auto names = ringbloom::bench::boost_blocked_variants();
+  for (std::size_t v = 0; v < names.size(); ++v) {
+    const double bits = bits_for_rate(
+        [&](double b) {
+          return ringbloom::bench::boost_blocked_fpr(v, b, members.data(), n, strangers.data(), m,
+                                                     key_bytes);
+        },
+        target);
+    // "multiblock<uint64_t,7>, stride 1" -> family "...<uint64_t,K>...", K = 7
+    std::string family = "Boost " + names[v];
+    const auto close = family.find('>');
+    const auto open = family.rfind('<', close);
+    const auto comma = family.rfind(',', close);
+    const auto start = comma != std::string::npos && comma > open ? comma + 1 : open + 1;
+    const std::string config = family.substr(start, close - start);
+    family.replace(start, close - start, "K");
+    results.push_back({family, "K = " + config, bits});
+  }
+#endif
+#ifdef RINGBLOOM_HAVE_FASTFILTER_BLOCKED
+  results.push_back(
+      {"fastfilter_cpp SimdBlockFilterFixed", "8 bits in 256",
+       bits_for_rate([&](double b) { return ringbloom::bench::fastfilter_blocked_fpr(b, n, m); },
+                     target)});
+#endif
+  // The best configuration of each family, then every row.
+  std::vector<std::string> families;
+  for (const auto& r : results) {
+    if (std::find(families.begin(), families.end(), r.family) == families.end()) {
+      families.push_back(r.family);
+    }
+  }
+  fmt::print("| family | best configuration | bits/key at 1.0% |\n|---|---|---:|\n");
+  for (const auto& family : families) {
+    const result* best = nullptr;
+    for (const auto& r : results) {
+      if (r.family == family && !std::isnan(r.bits) && (best == nullptr || r.bits < best->bits)) {
+        best = &r;
+      }
+    }
+    if (best == nullptr) {
+      fmt::print("| {} | none reaches 1.0% below 40 bits/key | — |\n", family);
+    } else {
+      fmt::print("| {} | {} | {:.2f} |\n", family, best->config, best->bits);
+    }
+  }
+  fmt::print("\nevery configuration:\n");
+  for (const auto& r : results) fmt::print("  {:<40} {:<10} {:.2f}\n", r.family, r.config, r.bits);
+#ifndef RINGBLOOM_HAVE_FASTFILTER_BLOCKED
+  fmt::print("fastfilter_cpp is not built in (-DRINGBLOOM_FASTFILTER_INCLUDE=<its src dir>)\n");
+#endif
+  fmt::print("load average at the end {}\n", load_average());
+  return 0;
+}
+
 int run_table(int argc, char** argv) {
   std::vector<std::size_t> sizes = {1000000, 10000000, 100000000};
   std::size_t lookups = 10000000;
@@ -505,6 +681,7 @@ int run_table(int argc, char** argv) {
   int repeat = 3;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--equal-fpr") return run_equal_fpr(1000000, 4000000);
     const auto value = [&]() -> std::string_view {
       if (i + 1 >= argc) throw std::invalid_argument(fmt::format("{} needs a value", arg));
       return argv[++i];
@@ -552,6 +729,13 @@ int run_table(int argc, char** argv) {
     auto batched = measure<blocked_batched>(n, members, positives, negatives, reps);
     batched.name += fmt::format(" (k={})", blocked_k(n));
     print_row(batched);
+    print_row(measure<blocked64_one>(n, members, positives, negatives, reps));
+#ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
+    if (ringbloom::simd_path_supported(ringbloom::simd_path::avx2)) {
+      print_row(measure<blocked64_avx2>(n, members, positives, negatives, reps));
+    }
+#endif
+    print_row(measure<blocked64_batched>(n, members, positives, negatives, reps));
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
     print_row(measure<boost_one>(n, members, positives, negatives, reps));
     print_row(measure<boost_bulk>(n, members, positives, negatives, reps));

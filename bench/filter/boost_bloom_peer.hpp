@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace ringbloom::bench {
 
@@ -40,5 +42,16 @@ class boost_fmb32 {
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+/// For the equal-rate table (bloom_bench --equal-fpr): Boost's blocked
+/// subfilters (every lookup in one block: filter K = 1), each at several K,
+/// by name ("fast_multiblock32<8>", "multiblock<uint64_t,8>, stride 1", ...).
+[[nodiscard]] std::vector<std::string> boost_blocked_variants();
+/// The measured false-positive rate of variant `index` made with
+/// `bits_per_key` x n bits, holding the n `members`, probed with the m
+/// `strangers` (keys of key_bytes bytes back to back).
+[[nodiscard]] double boost_blocked_fpr(std::size_t index, double bits_per_key, const char* members,
+                                       std::size_t n, const char* strangers, std::size_t m,
+                                       std::size_t key_bytes);
 
 }  // namespace ringbloom::bench

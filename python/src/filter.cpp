@@ -260,8 +260,9 @@ void bind_sizing(py::module_& m) {
       [](py::handle capacity, double fpr, std::string_view kind) {
         const std::uint64_t n = to_count(capacity, "capacity");
         const filter_kind k = parse_filter_kind(kind);
-        const filter_size size = k == filter_kind::blocked ? bloom_math::blocked_size_for(n, fpr)
-                                                           : bloom_math::classic_size_for(n, fpr);
+        const bool blocked = k == filter_kind::blocked || k == filter_kind::blocked64;
+        const filter_size size =
+            blocked ? bloom_math::blocked_size_for(n, fpr) : bloom_math::classic_size_for(n, fpr);
         return py::make_tuple(size.bits, size.hashes);
       },
       py::arg("capacity"), py::arg("fpr"), py::arg("kind") = "blocked",
@@ -273,7 +274,8 @@ void bind_sizing(py::module_& m) {
         const std::uint64_t m_bits = to_count(bits, "bits");
         const std::uint32_t k = to_count32(hashes, "hashes");
         if (m_bits == 0 || k == 0) throw py::value_error("bits and hashes must be at least 1");
-        if (parse_filter_kind(kind) == filter_kind::blocked) {
+        const filter_kind fk = parse_filter_kind(kind);
+        if (fk == filter_kind::blocked || fk == filter_kind::blocked64) {
           if (m_bits % 512 != 0 || k > max_blocked_hashes) {
             throw py::value_error(
                 "a blocked filter has a multiple of 512 bits and at most 16 hashes");
@@ -293,8 +295,9 @@ void bind_filter(py::module_& m) {
   bind_stats(m);
   bind_sizing(m);
   py::class_<py_filter>(m, "BloomFilter", R"doc(
-A Bloom filter of any kind: "blocked" (the default), "classic", "counting" or
-"scalable". Answers "definitely not" (False) or "maybe" (True); never a false
+A Bloom filter of any kind: "blocked" (the default), "blocked64" (the blocked
+layout placed by a 64-bit hash: faster lookups, same rate), "classic",
+"counting" or "scalable". Answers "definitely not" (False) or "maybe" (True); never a false
 negative. Items are str (hashed as UTF-8) or bytes: "a" and b"a" are the same
 item. Files are those of the CLI and the C++ library.
 
@@ -418,7 +421,8 @@ item. Files are those of the CLI and the C++ library.
                     return f.words();
                   } else {
                     throw std::invalid_argument(
-                        "words() needs a classic, blocked or counting filter; a scalable "
+                        "words() needs a classic, blocked, blocked64 or counting filter; a "
+                        "scalable "
                         "filter keeps one array per layer");
                   }
                 },
@@ -428,7 +432,8 @@ item. Files are those of the CLI and the C++ library.
             return result;
           },
           "A copy of the bit array as uint64 words: bit p is bit p % 64 of word p // 64 "
-          "(classic, blocked); counter p is bits 4 (p % 16) .. +3 of word p // 16 (counting).")
+          "(classic, blocked, blocked64); counter p is bits 4 (p % 16) .. +3 of word p // 16 "
+          "(counting).")
       .def(
           "stats",
           [](const py_filter& self) {

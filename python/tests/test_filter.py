@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import ringbloom
 
-KINDS = ["blocked", "classic", "counting", "scalable"]
+KINDS = ["blocked", "blocked64", "classic", "counting", "scalable"]
 
 items_st = st.one_of(st.text(max_size=40), st.binary(max_size=40))
 
@@ -58,7 +58,7 @@ def test_str_and_its_utf8_bytes_are_the_same_item(item):
     assert ringbloom.hash64(item) == ringbloom.hash64(item.encode())
 
 
-@pytest.mark.parametrize("kind", ["blocked", "classic"])
+@pytest.mark.parametrize("kind", ["blocked", "blocked64", "classic"])
 @given(a=st.lists(items_st, max_size=40), b=st.lists(items_st, max_size=40))
 def test_union_contains_both_and_intersection_the_common(kind, a, b):
     fa = ringbloom.BloomFilter(4096, 4, kind=kind)
@@ -174,7 +174,8 @@ def test_explain_and_words_show_the_bits():
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_pickle_and_bytes_round_trip(kind):
-    f = ringbloom.BloomFilter.for_capacity(500, 0.02, kind=kind, hash="sha256")
+    hash_name = "xxh3" if kind == "blocked64" else "sha256"  # blocked64 hashes with XXH3-64 only
+    f = ringbloom.BloomFilter.for_capacity(500, 0.02, kind=kind, hash=hash_name)
     f.add_many(f"p{i}" for i in range(700))
     g = pickle.loads(pickle.dumps(f))
     assert g == f and g.stats().bits_set == f.stats().bits_set
@@ -230,3 +231,19 @@ def test_wrong_types_raise_type_error():
     assert f.items_added == 0  # nothing half-added
     with pytest.raises(UnicodeEncodeError):  # a lone surrogate has no UTF-8
         f.add("\udc80")
+
+
+def test_blocked64_is_its_own_kind_with_the_blocked_sizing():
+    assert ringbloom.size_for(1000, 0.01, kind="blocked64") == ringbloom.size_for(
+        1000, 0.01, kind="blocked")
+    assert ringbloom.fpr_for(100, 1024, 6, kind="blocked64") == ringbloom.fpr_for(
+        100, 1024, 6, kind="blocked")
+    f = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked64")
+    g = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked")
+    f.add("user:1")
+    g.add("user:1")
+    assert f.kind == "blocked64" and "user:1" in f
+    assert list(f.words()) != list(g.words())  # a 64-bit hash places items elsewhere
+    assert ringbloom.BloomFilter.from_bytes(f.to_bytes()) == f
+    with pytest.raises(ValueError, match="blocked64"):
+        ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked64", hash="sha256")

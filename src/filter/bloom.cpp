@@ -25,13 +25,14 @@ namespace ringbloom {
 
 namespace {
 
-constexpr detail::name_table<filter_kind, 6> kind_table = {{
+constexpr detail::name_table<filter_kind, 7> kind_table = {{
     {filter_kind::classic, "classic"},
     {filter_kind::blocked, "blocked"},
     {filter_kind::counting, "counting"},
     {filter_kind::scalable, "scalable"},
     {filter_kind::fuse8, "fuse8"},
     {filter_kind::fuse16, "fuse16"},
+    {filter_kind::blocked64, "blocked64"},
 }};
 
 }  // namespace
@@ -48,7 +49,7 @@ filter_kind parse_filter_kind(std::string_view name) {
   if (auto kind = find_filter_kind(name)) return *kind;
   throw std::invalid_argument(
       fmt::format("unknown filter kind '{}'; use one of blocked (the default), classic, counting, "
-                  "scalable, fuse8, fuse16",
+                  "scalable, blocked64, fuse8, fuse16",
                   name));
 }
 

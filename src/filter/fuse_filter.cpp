@@ -14,7 +14,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -40,6 +43,18 @@ std::uint64_t next_seed(std::uint64_t seed) noexcept {
 }
 
 constexpr int max_tries = 1000;
+
+struct free_deleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+
+/// n zeroed Ts (calloc: no memset pass for large n). Throws std::bad_alloc.
+template <class T>
+std::unique_ptr<T[], free_deleter> zeroed(std::size_t n) {
+  void* p = std::calloc(n == 0 ? 1 : n, sizeof(T));
+  if (p == nullptr) throw std::bad_alloc();
+  return std::unique_ptr<T[], free_deleter>(static_cast<T*>(p));
+}
 
 }  // namespace
 
@@ -101,47 +116,64 @@ bool binary_fuse_filter<Fingerprint>::try_build(std::span<const std::uint64_t> k
                                                 std::vector<Fingerprint>& out) {
   const auto size = static_cast<std::size_t>(slot_count_);
   out.assign(size, Fingerprint{0});
-  std::vector<std::uint8_t> count(size, 0);  // keys << 2 | XOR of their slot indexes
-  std::vector<std::uint64_t> xor_hash(size, 0);
+  // Zeroed by calloc: large blocks come straight from the kernel already
+  // zero, so no pass over them is made before the first use.
+  const auto count = zeroed<std::uint8_t>(size);  // keys << 2 | XOR of their slot indexes
+  const auto xor_hash = zeroed<std::uint64_t>(size);
   std::vector<std::uint64_t> hashes;
   mixed_by_segment(keys, hashes);
+  // No test per update: the OR of every count seen tells at the end whether
+  // a slot reached 32 keys (bit 7). That is far below the 63 a byte holds
+  // and never happens for distinct keys (about 2.7 keys per slot); equal
+  // keys fail the peeling anyway and are removed before the next try.
+  std::uint8_t seen = 0;
   for (const std::uint64_t h : hashes) {
     const slots3 s = slots_of(h);
     const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
     for (std::uint8_t j = 0; j < 3; ++j) {
-      if (count[at[j]] >= 252) return false;  // 63 keys in one slot: try another seed
       count[at[j]] = static_cast<std::uint8_t>((count[at[j]] + 4) ^ j);
+      seen |= count[at[j]];
       xor_hash[at[j]] ^= h;
     }
   }
-  std::vector<std::uint32_t> alone;
+  if (seen >= 0x80) return false;  // a crowded slot: try another seed
+  // The slots holding one key, as a stack. Each slot enters it at most once
+  // (here with one key, or later when its count drops from 2 to 1; counts
+  // only fall), so `size` entries always suffice and a push needs no test.
+  const auto alone = std::make_unique_for_overwrite<std::uint32_t[]>(size);
+  std::size_t top = 0;
   for (std::uint32_t i = 0; i < size; ++i) {
-    if ((count[i] >> 2) == 1) alone.push_back(i);
+    alone[top] = i;
+    top += (count[i] >> 2) == 1 ? 1 : 0;
   }
   // The peeled keys' mixed hashes, in the storage of `hashes` (no longer
   // needed), and which of their slots each was peeled from.
   std::vector<std::uint64_t> order;
   order.swap(hashes);
-  order.clear();
-  std::vector<std::uint8_t> which;
-  which.reserve(keys.size());
-  while (!alone.empty()) {
-    const std::uint32_t i = alone.back();
-    alone.pop_back();
+  std::size_t peeled = 0;
+  const auto which = std::make_unique_for_overwrite<std::uint8_t[]>(keys.size());
+  while (top > 0) {
+    const std::uint32_t i = alone[--top];
     if ((count[i] >> 2) != 1) continue;  // emptied since it was queued
     const std::uint64_t h = xor_hash[i];
     const auto found = static_cast<std::uint8_t>(count[i] & 3);
-    order.push_back(h);
-    which.push_back(found);
+    order[peeled] = h;
+    which[peeled] = found;
+    ++peeled;
     const slots3 s = slots_of(h);
     const std::array<std::uint32_t, 3> at = {s.h0, s.h1, s.h2};
+    // Slot i itself is left as it is: it never enters the stack again and
+    // its count and XOR are not read after this.
     for (std::uint8_t j = 0; j < 3; ++j) {
+      if (j == found) continue;
       const std::uint32_t slot = at[j];
       count[slot] = static_cast<std::uint8_t>((count[slot] - 4) ^ j);
       xor_hash[slot] ^= h;
-      if (j != found && (count[slot] >> 2) == 1) alone.push_back(slot);
+      alone[top] = slot;
+      top += (count[slot] >> 2) == 1 ? 1 : 0;
     }
   }
+  order.resize(peeled);
   if (order.size() != keys.size()) return false;
   for (std::size_t k = order.size(); k-- > 0;) {
     const std::uint64_t h = order[k];

@@ -94,7 +94,8 @@ def blocked_positions(item, k, m):
 # --- filter files (docs/format.md, version 1), written from the documentation --
 
 MAGIC = b"\x89RBF\r\n\x1a\n"
-KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4, "fuse8": 5, "fuse16": 6}
+KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4, "fuse8": 5, "fuse16": 6,
+        "blocked64": 7}
 HASH = {"xxh3": 1, "sha256": 2, "poly31": 3, "md5": 4}
 
 
@@ -102,6 +103,23 @@ def xxh3_64(data):
     out = subprocess.run(["xxhsum", "-H3", "-"], input=data, capture_output=True,
                          check=True).stdout.decode()
     return int(out.split("=")[1].strip(), 16)
+
+
+def blocked64_positions(item, k, m):
+    """blocked64_bloom.hpp: x = XXH3-64 (xxhsum -H3), block = fastrange(x), h2 = x * 2^64/phi."""
+    x = xxh3_64(item.encode())
+    block = fastrange(x, m // 512)
+    h2 = (x * 0x9E3779B97F4A7C15) & MASK64
+    out = []
+    for j in range(k):
+        half = (h2 if j < 8 else h2 >> 32) & MASK32
+        out.append(block * 512 + (((half * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 23))
+    return out
+
+
+BLOCKED64_ITEMS = [f"c{i}" for i in range(50)] + [
+    "", "x", "xyz", "1234", "12345678", "123456789", "sixteen-byte-key",
+    "a key longer than sixteen bytes, hashed out of line"]
 
 
 def align64(n):
@@ -287,6 +305,11 @@ def write_files(directory):
     for i in range(50):
         f.add(f"b{i}")
     files["blocked_xxh3.rbf"] = file_bytes("blocked", "xxh3", 0, [f.layer()])
+
+    f = Bits(2048, 10, blocked64_positions)
+    for item in BLOCKED64_ITEMS:
+        f.add(item)
+    files["blocked64_xxh3.rbf"] = file_bytes("blocked64", "xxh3", 0, [f.layer()])
 
     f = Bits(64, 3, positionen, counting=True)
     for item in ["anna", "bora", "cem", "anna"]:

@@ -141,8 +141,8 @@ std::vector<any_filter> one_of_each() {
   filter_spec spec;
   spec.capacity = 2000;
   spec.fpr = 0.01;
-  for (auto kind :
-       {filter_kind::classic, filter_kind::blocked, filter_kind::counting, filter_kind::scalable}) {
+  for (auto kind : {filter_kind::classic, filter_kind::blocked, filter_kind::counting,
+                    filter_kind::scalable, filter_kind::blocked64}) {
     spec.kind = kind;
     spec.seed = 77;
     any_filter f = make_filter(spec);
@@ -538,6 +538,7 @@ TEST(AnyFilter, ExplainAndStatsForward) {
             << kind;
         break;
       case filter_kind::blocked:
+      case filter_kind::blocked64:  // the same layout
         for (const bit_probe& p : probes) EXPECT_GT(p.value, 0U) << kind;
         EXPECT_NEAR(s.expected_fpr, bloom_math::blocked_fpr(3000, s.bits, s.hashes),
                     0.2 * s.expected_fpr);

@@ -19,6 +19,9 @@
 //   blocked    ringbloom/filter/blocked_bloom.hpp     the default: all k bits of an
 //                                              item in one 64-byte cache line,
 //                                              one memory miss per lookup
+//   blocked64  ringbloom/filter/blocked64_bloom.hpp   the blocked layout placed by a
+//                                              64-bit hash: faster lookups, same
+//                                              rate; a separate kind (kind 7)
 //   classic    ringbloom/filter/bloom.hpp (this)      you need the textbook layout or
 //                                              the lessons' exact positions
 //   counting   ringbloom/filter/counting_bloom.hpp    items must be removable
@@ -80,13 +83,14 @@ enum class filter_kind : std::uint8_t {
   scalable = 4,
   fuse8 = 5,   ///< static binary fuse filter, 8-bit fingerprints (fuse_filter.hpp)
   fuse16 = 6,  ///< the same with 16-bit fingerprints
+  blocked64 = 7,  ///< the blocked layout placed by a 64-bit hash (blocked64_bloom.hpp)
 };
 
 /// The kind of new filters when none is asked for.
 inline constexpr filter_kind default_filter_kind = filter_kind::blocked;
 
 /// The stable name of a kind ("classic", "blocked", "counting", "scalable",
-/// "fuse8", "fuse16").
+/// "fuse8", "fuse16", "blocked64").
 [[nodiscard]] std::string_view filter_kind_name(filter_kind kind) noexcept;
 
 /// The kind with that name, or nothing. Names are exact and lower case.

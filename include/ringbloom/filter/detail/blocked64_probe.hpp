@@ -1,0 +1,221 @@
+// ringbloom/filter/detail/blocked64_probe.hpp: the blocked64 filter's inline
+// hot path: XXH3-64 of a short item, and the block test (scalar and AVX2).
+//
+// Internal, but fixed: these functions decide which bits a blocked64 file
+// holds (blocked64_bloom.hpp states the rule; golden files pin it).
+//
+// Why here and not in the library: a lookup of a 16-byte key is a few dozen
+// instructions, so a call into the library for the hash (and xxhash.h's own
+// inlining limits: compiled with -mavx2, xxhash 0.8.1 switches its code to
+// -O2 with `#pragma GCC optimize`, after which GCC refuses to inline it into
+// -O3 callers; issue 16) costs as much as the probe. So:
+//   - items of at most 16 bytes are hashed by xxh3_64_short below, our own
+//     inline code of XXH3-64's short-input branches written from the XXH3
+//     specification (Collet, xxhash doc/xxhash_spec.md, "XXH3 algorithm
+//     description", sizes 0, 1-3, 4-8, 9-16), with the default secret's
+//     words folded into constants. It is the same function as the library's
+//     xxh3_64 (tests/filter/blocked64_test.cpp compares them for every length
+//     0..40 and many seeds); longer items call xxh3_64 out of line.
+//     xxhash.h is not included, so consumers need no xxhash headers and the
+//     XXH_VECTOR / -O2 trap cannot apply.
+//   - the AVX2 block test has __attribute__((target("avx2"))): in code
+//     compiled with -mavx2 (as Boost.Bloom's fast path needs) GCC and Clang
+//     inline it, because its target is a subset of the caller's; in code
+//     compiled for plain x86-64 it is one direct call, chosen by a member
+//     flag set from the CPU at construction. The scalar test is the reference
+//     and sets and tests exactly the same bits.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE 1
+#endif
+
+#include "ringbloom/filter/detail/bloom_hashing.hpp"
+#include "ringbloom/hash.hpp"
+
+namespace ringbloom::detail {
+
+/// The in-block hash of a blocked64 item: its 64-bit hash times 2^64 / phi
+/// (odd, so a bijection), mod 2^64. The block comes from the high bits of x
+/// (fastrange64), the first 8 positions from the low 32 bits of this product,
+/// which depend only on the low 32 bits of x: independent of the block.
+inline constexpr std::uint64_t blocked64_mixer = 0x9e3779b97f4a7c15ULL;
+
+[[nodiscard]] inline std::uint64_t load_le64(const char* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+[[nodiscard]] inline std::uint32_t load_le32(const char* p) noexcept {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  return v;
+}
+
+[[nodiscard]] inline std::uint64_t mul128_fold64(std::uint64_t a, std::uint64_t b) noexcept {
+  const uint128 p = static_cast<uint128>(a) * b;
+  return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+}
+
+/// XXH3-64 of `s` (at most 16 bytes) with `seed`; see the top of this file.
+/// The constants are XORs of words of XXH3's default secret (kSecret) at the
+/// byte offsets the specification gives for each size.
+[[nodiscard]] inline std::uint64_t xxh3_64_short(std::string_view s, std::uint64_t seed) noexcept {
+  const char* p = s.data();
+  const std::uint64_t len = s.size();
+  if (len > 8) [[likely]] {
+    // 9..16 bytes: secret words 24^32 and 40^48.
+    const std::uint64_t lo = load_le64(p) ^ (0x6782737bea4239b9ULL + seed);
+    const std::uint64_t hi = load_le64(p + len - 8) ^ (0xaf56bc3b0996523aULL - seed);
+    std::uint64_t acc = len + __builtin_bswap64(lo) + hi + mul128_fold64(lo, hi);
+    acc ^= acc >> 37;  // XXH3_avalanche
+    acc *= 0x165667919e3779f9ULL;
+    return acc ^ (acc >> 32);
+  }
+  if (len >= 4) {
+    // 4..8 bytes: secret words 8^16, then the rrmxmx finaliser.
+    const std::uint64_t s2 =
+        seed ^
+        (static_cast<std::uint64_t>(__builtin_bswap32(static_cast<std::uint32_t>(seed))) << 32);
+    const std::uint64_t in =
+        load_le32(p + len - 4) + (static_cast<std::uint64_t>(load_le32(p)) << 32);
+    std::uint64_t h = in ^ (0xc73ab174c5ecd5a2ULL - s2);
+    h ^= ((h << 49) | (h >> 15)) ^ ((h << 24) | (h >> 40));
+    h *= 0x9fb21c651e98df25ULL;
+    h ^= (h >> 35) + len;
+    h *= 0x9fb21c651e98df25ULL;
+    return h ^ (h >> 28);
+  }
+  std::uint64_t h;
+  if (len > 0) {
+    // 1..3 bytes: secret words 0^4 (32-bit).
+    const auto c1 = static_cast<std::uint8_t>(p[0]);
+    const auto c2 = static_cast<std::uint8_t>(p[len >> 1]);
+    const auto c3 = static_cast<std::uint8_t>(p[len - 1]);
+    const std::uint32_t combined = (std::uint32_t{c1} << 16) | (std::uint32_t{c2} << 24) |
+                                   std::uint32_t{c3} | (static_cast<std::uint32_t>(len) << 8);
+    h = std::uint64_t{combined} ^ (std::uint64_t{0x87275a9b} + seed);
+  } else {
+    h = seed ^ 0x8726f9105dc21ddcULL;  // secret words 56^64
+  }
+  h ^= h >> 33;  // XXH64_avalanche
+  h *= 0xc2b2ae3d27d4eb4fULL;
+  h ^= h >> 29;
+  h *= 0x165667b19e3779f9ULL;
+  return h ^ (h >> 32);
+}
+
+/// XXH3-64 of any item: inline up to 16 bytes, the library's xxh3_64 above.
+[[nodiscard]] inline std::uint64_t blocked64_item_hash(std::string_view item,
+                                                       std::uint64_t seed) noexcept {
+  if (item.size() <= 16) [[likely]]
+    return xxh3_64_short(item, seed);
+  return xxh3_64(item, seed);
+}
+
+/// The 64-bit hash of an integer key: one 64x64->128 multiply by an odd
+/// constant (2^64 / the plastic number, rounded to odd), folded (high XOR
+/// low), as Boost.Bloom mixes integers. The seed is added first.
+[[nodiscard]] inline std::uint64_t blocked64_key_hash(std::uint64_t key,
+                                                      std::uint64_t seed) noexcept {
+  return mul128_fold64(key + seed, 0xc13fa9a902a6328fULL);
+}
+
+/// The scalar block test: whether bits block_position(h2, j), j < k, are all
+/// set in the 8-word block. Branch-free over the k positions.
+[[nodiscard]] inline bool blocked64_test_scalar(const std::uint64_t* block, std::uint64_t h2,
+                                                std::uint32_t k) noexcept {
+  std::uint64_t all = 1;
+  for (std::uint32_t j = 0; j < k; ++j) {
+    const std::uint32_t p = block_position(h2, j);
+    all &= block[p >> 6] >> (p & 63);
+  }
+  return (all & 1) != 0;
+}
+
+#ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
+/// One AVX2 round of 8 positions: lane j computes p_j = (half * c_j) >> 23
+/// (a 32-bit multiply), fetches 32-bit word p_j >> 5 of the block (two
+/// permutes of the block's halves and a blend on bit 3 of the word index) and
+/// keeps bit p_j & 31 of it where the lane is below `lanes`; true when every
+/// kept bit is set.
+[[gnu::target("avx2")]] inline bool blocked64_round_avx2(__m256i lo, __m256i hi, std::uint32_t half,
+                                                         __m256i multipliers,
+                                                         std::uint32_t lanes) noexcept {
+  const __m256i p = _mm256_srli_epi32(
+      _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(half)), multipliers), 23);
+  const __m256i word = _mm256_srli_epi32(p, 5);
+  const __m256i from_lo = _mm256_permutevar8x32_epi32(lo, word);
+  const __m256i from_hi = _mm256_permutevar8x32_epi32(hi, word);
+  const __m256i upper = _mm256_srai_epi32(_mm256_slli_epi32(word, 28), 31);  // word >= 8
+  const __m256i fetched = _mm256_blendv_epi8(from_lo, from_hi, upper);
+  const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i bit = _mm256_and_si256(
+      _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(p, _mm256_set1_epi32(31))), used);
+  return _mm256_testc_si256(fetched, bit) != 0;
+}
+
+/// blocked64_test_scalar in AVX2 (same answers; tests/filter/blocked64_test).
+[[gnu::target("avx2")]] inline bool blocked64_test_avx2(const std::uint64_t* block,
+                                                        std::uint64_t h2,
+                                                        std::uint32_t k) noexcept {
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 4));
+  const __m256i c0 = _mm256_setr_epi32(
+      0x428a2f99, 0x71374491, static_cast<int>(0xb5c0fbcfU), static_cast<int>(0xe9b5dba5U),
+      0x3956c25b, 0x59f111f1, static_cast<int>(0x923f82a5U), static_cast<int>(0xab1c5ed5U));
+  const bool first = blocked64_round_avx2(lo, hi, static_cast<std::uint32_t>(h2), c0, k);
+  if (k <= 8) [[likely]]
+    return first;
+  const __m256i c1 = _mm256_setr_epi32(
+      static_cast<int>(0xd807aa99U), 0x12835b01, 0x243185bf, 0x550c7dc3, 0x72be5d75,
+      static_cast<int>(0x80deb1ffU), static_cast<int>(0x9bdc06a7U), static_cast<int>(0xc19bf175U));
+  return first && blocked64_round_avx2(lo, hi, static_cast<std::uint32_t>(h2 >> 32), c1, k - 8);
+}
+
+/// The same test with AVX-512VL: one two-source permute (vpermt2d) fetches
+/// each lane's 32-bit word from the whole block, where AVX2 needs two
+/// permutes and a blend.
+[[gnu::target("avx512f,avx512vl")]] inline bool blocked64_round_avx512(
+    __m256i lo, __m256i hi, std::uint32_t half, __m256i multipliers, std::uint32_t lanes) noexcept {
+  const __m256i p = _mm256_srli_epi32(
+      _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(half)), multipliers), 23);
+  const __m256i fetched = _mm256_permutex2var_epi32(lo, _mm256_srli_epi32(p, 5), hi);
+  const __m256i bit =
+      _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(p, _mm256_set1_epi32(31)));
+  const auto used = static_cast<__mmask8>((1U << std::min(lanes, 8U)) - 1);
+  // A lane passes when its bit is not missing from its word.
+  const __m256i missing = _mm256_andnot_si256(fetched, bit);
+  return _mm256_mask_testn_epi32_mask(used, missing, missing) == used;
+}
+
+[[gnu::target("avx512f,avx512vl")]] inline bool blocked64_test_avx512(const std::uint64_t* block,
+                                                                      std::uint64_t h2,
+                                                                      std::uint32_t k) noexcept {
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 4));
+  const __m256i c0 = _mm256_setr_epi32(
+      0x428a2f99, 0x71374491, static_cast<int>(0xb5c0fbcfU), static_cast<int>(0xe9b5dba5U),
+      0x3956c25b, 0x59f111f1, static_cast<int>(0x923f82a5U), static_cast<int>(0xab1c5ed5U));
+  const bool first = blocked64_round_avx512(lo, hi, static_cast<std::uint32_t>(h2), c0, k);
+  if (k <= 8) [[likely]]
+    return first;
+  const __m256i c1 = _mm256_setr_epi32(
+      static_cast<int>(0xd807aa99U), 0x12835b01, 0x243185bf, 0x550c7dc3, 0x72be5d75,
+      static_cast<int>(0x80deb1ffU), static_cast<int>(0x9bdc06a7U), static_cast<int>(0xc19bf175U));
+  return first && blocked64_round_avx512(lo, hi, static_cast<std::uint32_t>(h2 >> 32), c1, k - 8);
+}
+#endif
+
+}  // namespace ringbloom::detail
