@@ -199,4 +199,14 @@ std::unique_ptr<placement> bounded_load_placement::clone() const {
   return std::make_unique<bounded_load_placement>(*this);
 }
 
+// What is counted: load(i) / assigned() (all 0 before the first key).
+std::optional<placement_ownership> bounded_load_placement::ownership() const {
+  placement_ownership out{ownership_basis::counted_load, std::vector<double>(loads_.size(), 0.0)};
+  if (assigned_ == 0) return out;
+  for (std::size_t i = 0; i < loads_.size(); ++i) {
+    out.shares[i] = static_cast<double>(loads_[i]) / static_cast<double>(assigned_);
+  }
+  return out;
+}
+
 }  // namespace ringbloom
