@@ -99,7 +99,8 @@ std::optional<placement_ownership> multiprobe_placement::ownership() const {
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return arc[a] < arc[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return arc[a] < arc[b]; });
   const double k = static_cast<double>(options_.probes);
   std::vector<double> shares(names_.size(), 0.0);
   double f = 0, d = 0, s = 1;

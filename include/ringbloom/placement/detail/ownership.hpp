@@ -42,9 +42,9 @@ template <class Position, class Owner>
   const std::uint64_t last = position(points - 1);
   // (space - 1 - last) + (first + 1) hashes; all points at one position: the
   // whole space.
-  const double wrap = first == last ? space
-                                    : (space - 1.0 - static_cast<double>(last)) +
-                                          static_cast<double>(first) + 1.0;
+  const double wrap =
+      first == last ? space
+                    : (space - 1.0 - static_cast<double>(last)) + static_cast<double>(first) + 1.0;
   shares[owner(0)] += wrap;
   for (double& s : shares) s /= space;
   return shares;
