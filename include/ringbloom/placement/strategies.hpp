@@ -137,6 +137,15 @@ struct strategy_result {
   double peak_avg = 0;
   double min_share = 0;
   double max_share = 0;
+  /// After the change, from placement::ownership() rather than from the
+  /// keys: its basis ("hash_space": exact shares of the hash space;
+  /// "expectation": the algorithm's expected shares; "counted_load": bounded's
+  /// counted keys; empty when the placement defines none) and the same three
+  /// balance figures computed from those shares.
+  std::string ownership_basis;
+  double owned_peak_avg = 0;
+  double owned_min_share = 0;
+  double owned_max_share = 0;
   std::size_t memory_bytes = 0;
   /// Nanoseconds per pre-hashed lookup after the change, through the
   /// virtual interface: the best of several passes over the keys, in thread
