@@ -20,14 +20,15 @@
 #include "ringbloom/placement/multiprobe.hpp"
 #include "ringbloom/placement/rendezvous.hpp"
 #include "ringbloom/placement/ring_placement.hpp"
+#include "ringbloom/placement/skeleton.hpp"
 
 namespace ringbloom {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> names_in_order{
-    "ring",       "ketama", "rendezvous", "maglev", "bounded",
-    "multiprobe", "anchor", "memento",    "jump",   "jumpback"};
+constexpr std::array<std::string_view, 11> names_in_order{
+    "ring",   "ketama",  "rendezvous", "maglev",   "bounded", "multiprobe",
+    "anchor", "memento", "jump",       "jumpback", "skeleton"};
 
 std::string known_names() {
   std::string list;
@@ -84,6 +85,9 @@ std::unique_ptr<placement> make_strategy(std::string_view name,
   if (name == "jump") return std::make_unique<jump_placement>(nodes);
   if (name == "jumpback") {
     return std::make_unique<jump_placement>(nodes, jump_algorithm::jump_back);
+  }
+  if (name == "skeleton") {
+    return std::make_unique<skeleton_placement>(nodes, skeleton_options{o.skeleton_fanout, 0});
   }
   throw std::invalid_argument(
       fmt::format("'{}' is not a placement strategy; use one of {}", name, known_names()));

@@ -20,7 +20,7 @@ TEST(CliStrategySimulate, JsonHasTheIssuesFieldNames) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = json::parse(r.out);
   EXPECT_EQ(doc["keys"], 20000);
-  ASSERT_EQ(doc["strategies"].size(), 10u);
+  ASSERT_EQ(doc["strategies"].size(), 11u);
   for (const auto& row : doc["strategies"]) {
     SCOPED_TRACE(row.dump());
     for (const char* field : {"name", "moved", "moved_fraction", "ideal_fraction", "peak_avg",
