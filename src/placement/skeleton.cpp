@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -34,6 +35,12 @@ std::uint64_t tree_seed(std::uint64_t seed, std::uint32_t height, std::uint64_t 
   std::memcpy(bytes.data(), &height, sizeof height);
   std::memcpy(bytes.data() + sizeof height, &index, sizeof index);
   return xxh3_64(std::string_view(bytes.data(), bytes.size()), seed ^ 0x5ce1e7005ce1e700ULL);
+}
+
+// u in (0, 1) from the top 53 bits of a mix, never 0 or 1, so that -ln(u)
+// is finite and > 0 (as rendezvous_placement scores nodes).
+double unit_interval(std::uint64_t mix) noexcept {
+  return (static_cast<double>(mix >> 11) + 0.5) * 0x1.0p-53;
 }
 
 }  // namespace
@@ -65,22 +72,37 @@ std::uint64_t skeleton_placement::key_hash(std::string_view key) const {
   return xxh3_64(key, options_.seed);
 }
 
-// Weighted rendezvous among the children of `t`: u in (0, 1) from the top 53
-// bits of the mix, score w / -ln(u), as rendezvous_placement scores nodes.
-std::uint32_t skeleton_placement::best_weighted(std::uint64_t h,
-                                                const tree_node& t) const noexcept {
-  std::uint32_t best = t.first;
-  double best_score = -1.0;
-  for (std::uint32_t e = t.first; e < t.first + t.count; ++e) {
-    const std::uint64_t x = detail::fmix64(h ^ seeds_[e]);
-    const double u = (static_cast<double>(x >> 11) + 0.5) * 0x1.0p-53;
-    const double s = entry_weights_[e] / -std::log(u);
-    if (s > best_score) {
-      best_score = s;
+// Weighted rendezvous between `best` (the best of the equal-weight children,
+// of mix `best_mix`) and the children of other weights: child e beats b when
+// w_e / -ln(u_e) > w_b / -ln(u_b), that is w_e (-ln u_b) > w_b (-ln u_e).
+//
+// Logarithms cost more than the whole pass of mixes, so each side is first
+// bounded with 1 - u <= -ln(u) <= 1/u - 1 (u in (0, 1)); the logarithms are
+// taken only when the bounds overlap (both u near 1; about one choice in
+// five at 10,000 nodes). The answer is the one the logarithms give.
+std::uint32_t skeleton_placement::best_weighted(std::uint64_t h, std::uint64_t g,
+                                                const tree_node& t, std::uint32_t best,
+                                                std::uint64_t best_mix) const noexcept {
+  double u_b = unit_interval(best_mix);
+  double w_b = entry_weights_[best];
+  for (std::uint32_t e = t.first + t.equal; e < t.first + t.count; ++e) {
+    const double u_e = unit_interval(mix(h, g, seeds_[e]));
+    const double w_e = entry_weights_[e];
+    bool e_wins = false;
+    if (w_e * (1.0 - u_b) > w_b * (1.0 / u_e - 1.0)) {
+      e_wins = true;
+    } else if (w_e * (1.0 / u_b - 1.0) < w_b * (1.0 - u_e)) {
+      e_wins = false;
+    } else {
+      e_wins = w_e * -std::log(u_b) > w_b * -std::log(u_e);
+    }
+    if (e_wins) {
       best = e;
+      u_b = u_e;
+      w_b = w_e;
     }
   }
-  return targets_[best];
+  return best;
 }
 
 // The tree over slots_ (trailing free slots dropped): levels_ = the least L
@@ -114,24 +136,45 @@ void skeleton_placement::rebuild() {
   tree_.push_back({});
   for (std::size_t q = 0; q < queue.size(); ++q) {
     const auto [height, index] = queue[q];
-    tree_node node{static_cast<std::uint32_t>(seeds_.size()), 0, true};
+    struct entry {
+      std::uint64_t seed;
+      double weight;
+      std::uint32_t target;
+    };
+    std::vector<entry> children;
     const auto& below = weight[height - 1];
-    for (std::uint64_t child = index * f;
-         child < std::min<std::uint64_t>((index + 1) * f, below.size()); ++child) {
+    const std::uint64_t end = std::min<std::uint64_t>((index + 1) * f, below.size());
+    for (std::uint64_t child = index * f; child < end; ++child) {
       if (below[child] <= 0.0) continue;
       if (height == 1) {
         const std::uint32_t n = slots_[child];
-        seeds_.push_back(leaf_seeds_[n]);
-        targets_.push_back(n);
+        children.push_back({leaf_seeds_[n], below[child], n});
       } else {
-        seeds_.push_back(tree_seed(options_.seed, height - 1, child));
-        targets_.push_back(static_cast<std::uint32_t>(tree_.size()));
+        children.push_back({tree_seed(options_.seed, height - 1, child), below[child],
+                            static_cast<std::uint32_t>(tree_.size())});
         tree_.push_back({});
         queue.push_back({height - 1, child});
       }
-      entry_weights_.push_back(below[child]);
-      if (below[child] != entry_weights_[node.first]) node.uniform = false;
-      ++node.count;
+    }
+    // The most common weight first (ties: the larger weight).
+    std::map<double, std::uint32_t> how_many;
+    for (const auto& c : children) ++how_many[c.weight];
+    double common = 0;
+    std::uint32_t most = 0;
+    for (const auto& [w, n] : how_many) {
+      if (n >= most) {
+        most = n;
+        common = w;
+      }
+    }
+    std::stable_partition(children.begin(), children.end(),
+                          [&](const entry& c) { return c.weight == common; });
+    tree_node node{static_cast<std::uint32_t>(seeds_.size()),
+                   static_cast<std::uint32_t>(children.size()), most};
+    for (const auto& c : children) {
+      seeds_.push_back(c.seed);
+      entry_weights_.push_back(c.weight);
+      targets_.push_back(c.target);
     }
     tree_[q] = node;
   }

@@ -37,6 +37,7 @@
 #include "ringbloom/placement/schemes/nginx.hpp"
 #include "ringbloom/placement/schemes/redis_cluster.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
+#include "ringbloom/placement/skeleton.hpp"
 #include "ringbloom/placement/strategies.hpp"
 #include "strategy_test_support.hpp"
 
@@ -248,6 +249,14 @@ std::vector<expected_case> expected_cases() {
       {"jumpback",
        [] { return std::make_unique<jump_placement>(nodes_named(7), jump_algorithm::jump_back); }});
   cases.push_back({"guava", [] { return std::make_unique<guava_placement>(6); }});
+  cases.push_back(
+      {"skeleton f=2 weighted", [] {
+         return std::make_unique<skeleton_placement>(weighted_five(), skeleton_options{2, 0});
+       }});
+  cases.push_back(
+      {"skeleton f=4", [] {
+         return std::make_unique<skeleton_placement>(nodes_named(70), skeleton_options{4, 0});
+       }});
   return cases;
 }
 

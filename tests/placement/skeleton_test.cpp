@@ -8,7 +8,6 @@
 
 #include <algorithm>
 
-#include "ringbloom/placement/rendezvous.hpp"
 #include "strategy_test_support.hpp"
 
 namespace ringbloom {
@@ -33,18 +32,22 @@ TEST(Skeleton, GoldenPlacements) {
   std::vector<std::string> got;
   for (int i = 0; i < 8; ++i) got.push_back(p.node_for("key-" + std::to_string(i)));
   EXPECT_EQ(got,
-            (std::vector<std::string>{"n30", "n24", "n17", "n34", "n19", "n18", "n40", "n20"}));
+            (std::vector<std::string>{"n33", "n23", "n35", "n21", "n19", "n18", "n24", "n28"}));
   std::cout << "\n";
 }
 
-TEST(Skeleton, OneLeafClusterIsPlainRendezvous) {
-  // Up to f nodes the skeleton is one choice among the nodes, scored as
-  // rendezvous scores them: the same owner for every key, weighted or not.
-  const auto hs = key_hashes(20000);
-  const auto equal = nodes_named(32);
-  EXPECT_EQ(owners(skeleton_placement(equal), hs), owners(rendezvous_placement(equal), hs));
+TEST(Skeleton, OneLeafClusterRemovalMovesOnlyThatNodesKeys) {
+  // Up to f nodes the skeleton is one weighted rendezvous choice among the
+  // nodes: removing one moves its keys and nothing else.
+  const auto hs = key_hashes(100000);
   const std::vector<placement_node> weighted{{"a", 1}, {"b", 2.5}, {"c", 0.5}, {"d", 4}};
-  EXPECT_EQ(owners(skeleton_placement(weighted), hs), owners(rendezvous_placement(weighted), hs));
+  skeleton_placement p(weighted);
+  EXPECT_EQ(p.levels(), 1u);
+  const auto before = owners(p, hs);
+  p.remove_node("b");
+  const auto m = count_moves(before, owners(p, hs), "b");
+  EXPECT_EQ(m.moved_not_via, 0u);
+  EXPECT_EQ(m.moved, counts(before)["b"]);
 }
 
 // Movement on 100,000 keys. The minimum is 1/(N+1) (add) or 1/N (remove);
