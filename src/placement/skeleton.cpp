@@ -178,6 +178,10 @@ void skeleton_placement::rebuild() {
     }
     tree_[q] = node;
   }
+  tree_.shrink_to_fit();
+  seeds_.shrink_to_fit();
+  entry_weights_.shrink_to_fit();
+  targets_.shrink_to_fit();
 }
 
 const std::string& skeleton_placement::node_name(std::uint32_t index) const {
