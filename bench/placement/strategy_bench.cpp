@@ -25,6 +25,7 @@
 #include "ringbloom/placement/multiprobe.hpp"
 #include "ringbloom/placement/rendezvous.hpp"
 #include "ringbloom/placement/ring.hpp"
+#include "ringbloom/placement/skeleton.hpp"
 
 namespace {
 
@@ -141,6 +142,16 @@ void jump_back_lookup(benchmark::State& state) {
                                     jump_algorithm::jump_back));
 }
 
+void skeleton_lookup(benchmark::State& state) {
+  run_lookups(state, skeleton_placement(nodes(static_cast<std::size_t>(state.range(0))), {32, 0}));
+}
+
+// 10,000 nodes under fan-outs 8 to 128 (levels 5, 4, 3, 3, 2).
+void skeleton_fanout_lookup(benchmark::State& state) {
+  run_lookups(state,
+              skeleton_placement(nodes(10000), {static_cast<std::uint32_t>(state.range(0)), 0}));
+}
+
 // Through the virtual interface, as `ring simulate` times them: the cost of
 // the indirect call on top of maglev's table read.
 void maglev_virtual_lookup(benchmark::State& state) {
@@ -162,6 +173,8 @@ BENCHMARK(memento_lookup) RINGBLOOM_NODES;
 BENCHMARK(memento_no_removal_lookup) RINGBLOOM_NODES;
 BENCHMARK(jump_lookup) RINGBLOOM_NODES;
 BENCHMARK(jump_back_lookup) RINGBLOOM_NODES;
+BENCHMARK(skeleton_lookup) RINGBLOOM_NODES;
+BENCHMARK(skeleton_fanout_lookup)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Arg(128);
 
 }  // namespace
 

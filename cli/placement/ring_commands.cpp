@@ -405,9 +405,10 @@ void add_simulate(CLI::App& ring) {
   cmd->add_option("--key-format", o->key_format,
                   "Key pattern, {} is the key number (default key-{})");
   add_ring_flags(*cmd, o->ring);
-  cmd->add_option("--strategy", o->strategy,
-                  "Compare placement strategies on the change: ring, ketama, rendezvous, maglev, "
-                  "bounded, multiprobe, anchor, memento, jump, a comma list, or all");
+  cmd->add_option(
+      "--strategy", o->strategy,
+      "Compare placement strategies on the change: ring, ketama, rendezvous, maglev, "
+      "bounded, multiprobe, anchor, memento, jump, jumpback, skeleton, a comma list, or all");
   cmd->add_option("--change", o->change,
                   "With --strategy, a change sequence: add:NAME[=W],remove:NAME,reweight:NAME=W");
   cmd->add_flag("--json", o->json, "Print the result as JSON");

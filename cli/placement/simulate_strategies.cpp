@@ -73,6 +73,18 @@ json row_json(const strategy_result& r) {
   } else {
     for (const char* f : {"changed_share", "peak_avg", "min_share", "max_share"}) row[f] = nullptr;
   }
+  // From placement::ownership() after the change: exact shares of the hash
+  // space, the algorithm's expected shares, or bounded's counted keys.
+  if (r.supported && !r.ownership_basis.empty()) {
+    row["ownership"] = r.ownership_basis;
+    row["owned_peak_avg"] = r.owned_peak_avg;
+    row["owned_min_share"] = r.owned_min_share;
+    row["owned_max_share"] = r.owned_max_share;
+  } else {
+    for (const char* f : {"ownership", "owned_peak_avg", "owned_min_share", "owned_max_share"}) {
+      row[f] = nullptr;
+    }
+  }
   row["memory_bytes"] = r.memory_bytes;
   row["lookup_ns"] = r.supported ? json(r.lookup_ns) : json(nullptr);
   row["supports"] = r.supports;
@@ -80,26 +92,35 @@ json row_json(const strategy_result& r) {
   return row;
 }
 
+// The owned peak/avg column: exact for the hash space ("1.012"), the
+// algorithm's expectation marked "~" ("~1.000"), "-" for bounded (its
+// counted keys are the peak/avg column already) and where none is defined.
+std::string owned(const strategy_result& r) {
+  if (r.ownership_basis == "hash_space") return fmt::format("{:.3f}", r.owned_peak_avg);
+  if (r.ownership_basis == "expectation") return fmt::format("~{:.3f}", r.owned_peak_avg);
+  return "-";
+}
+
 void print_table(const strategy_comparison& c, std::span<const placement_step> steps,
                  std::string_view key_format) {
   fmt::print("{} keys ({}), {} nodes -> {} nodes ({}); the minimum movement is {}\n\n", c.keys,
              key_format, c.before.size(), c.after.size(), describe(steps),
              percent(c.ideal_fraction));
-  fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8}  {}\n", "strategy", "moved",
-             "x min", "changed", "peak/avg", "min share", "max share", "memory", "ns/key",
-             "supports");
+  fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8}  {}\n", "strategy",
+             "moved", "x min", "changed", "peak/avg", "min share", "max share", "owned p/a",
+             "memory", "ns/key", "supports");
   for (const auto& r : c.strategies) {
     if (!r.supported) {
-      fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8}  {}\n", r.name, "-", "-",
-                 "-", "-", "-", "-", bytes(r.memory_bytes), "-", join(r.supports, ","));
+      fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8}  {}\n", r.name, "-",
+                 "-", "-", "-", "-", "-", "-", bytes(r.memory_bytes), "-", join(r.supports, ","));
       continue;
     }
     const std::string ratio =
         r.ideal_fraction > 0 ? fmt::format("{:.3f}", r.moved_fraction / r.ideal_fraction) : "-";
-    fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8.3f} {:>9} {:>9} {:>9} {:>8.1f}  {}\n", r.name,
+    fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8.3f} {:>9} {:>9} {:>9} {:>9} {:>8.1f}  {}\n", r.name,
                percent(r.moved_fraction), ratio, percent(r.changed_share), r.peak_avg,
-               percent(r.min_share), percent(r.max_share), bytes(r.memory_bytes), r.lookup_ns,
-               join(r.supports, ","));
+               percent(r.min_share), percent(r.max_share), owned(r), bytes(r.memory_bytes),
+               r.lookup_ns, join(r.supports, ","));
   }
   for (const auto& r : c.strategies) {
     if (!r.supported) fmt::print("\n{}: {}", r.name, r.unsupported_reason);
@@ -107,7 +128,9 @@ void print_table(const strategy_comparison& c, std::span<const placement_step> s
   fmt::print("\n");
   fmt::print(
       "moved: keys on another node after the change; x min: moved / minimum; changed: the share "
-      "of moves to or from a changed node; ns/key: CPU time per pre-hashed lookup after the "
+      "of moves to or from a changed node; owned p/a: peak/avg of the nodes' shares of the hash "
+      "space (exact, from the placement's points or table; ~: the algorithm's expected shares); "
+      "ns/key: CPU time per pre-hashed lookup after the "
       "change, through the virtual call\n");
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "ringbloom/hash.hpp"
+#include "ringbloom/placement/detail/ownership.hpp"
 
 namespace ringbloom {
 
@@ -119,6 +120,12 @@ unsigned anchor_placement::supports() const noexcept {
 
 std::unique_ptr<placement> anchor_placement::clone() const {
   return std::make_unique<anchor_placement>(*this);
+}
+
+// Expected: every working bucket is equally likely (the algorithm's
+// guarantee for random key hashes).
+std::optional<placement_ownership> anchor_placement::ownership() const {
+  return placement_ownership{ownership_basis::expectation, detail::equal_shares(names_.size())};
 }
 
 }  // namespace ringbloom

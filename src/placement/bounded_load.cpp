@@ -17,7 +17,6 @@ namespace {
 
 constexpr std::string_view kind = "bounded";
 constexpr std::uint32_t max_vnodes = 65536;
-constexpr std::size_t cached_points = std::size_t{1} << 16;
 
 std::uint32_t point_count(std::uint32_t vnodes, double weight) {
   const double points = std::round(static_cast<double>(vnodes) * weight);
@@ -66,7 +65,7 @@ void bounded_load_placement::rebuild() {
       points.push_back({xxh3_64(label), i});
     }
   }
-  circle_ = detail::point_circle(std::move(points), names_);
+  circle_ = detail::point_circle(std::move(points), names_, 1);
   total_weight_ = std::accumulate(weights_.begin(), weights_.end(), 0.0);
   equal_weights_ =
       std::all_of(weights_.begin(), weights_.end(), [&](double w) { return w == weights_[0]; });
@@ -87,16 +86,14 @@ std::uint64_t bounded_load_placement::capacity(std::uint32_t index) const {
 // (strategy_support.hpp); below, the branch-free one is faster. With equal
 // weights every node has the same capacity, kept up to date as keys come
 // and go (refresh_capacity), so a step reads only the owner's load.
-std::uint32_t bounded_load_placement::node_index_for_hash(std::uint64_t h) const {
-  std::size_t at =
-      circle_.size() > cached_points ? circle_.successor_predicted(h) : circle_.successor(h);
+std::uint32_t bounded_load_placement::walk(std::size_t at) const noexcept {
   if (equal_weights_) {
     for (std::size_t step = 0; step < circle_.size(); ++step) {
       const std::uint32_t owner = circle_.owner(at);
       if (static_cast<double>(loads_[owner]) < equal_capacity_) return owner;
       if (++at == circle_.size()) at = 0;
     }
-    return circle_.owner(circle_.successor(h));  // unreachable, see above
+    return circle_.owner(at);  // unreachable, see above
   }
   const double per_weight =
       (1.0 + options_.epsilon) * static_cast<double>(assigned_ + 1) / total_weight_;
@@ -105,7 +102,7 @@ std::uint32_t bounded_load_placement::node_index_for_hash(std::uint64_t h) const
     if (static_cast<double>(loads_[owner]) < std::ceil(per_weight * weights_[owner])) return owner;
     if (++at == circle_.size()) at = 0;
   }
-  return circle_.owner(circle_.successor(h));  // unreachable, see above
+  return circle_.owner(at);  // unreachable, see above
 }
 
 std::uint32_t bounded_load_placement::assign_hash(std::uint64_t h) {
@@ -122,6 +119,9 @@ void bounded_load_placement::refresh_capacity() noexcept {
   const double per_weight =
       (1.0 + options_.epsilon) * static_cast<double>(assigned_ + 1) / total_weight_;
   equal_capacity_ = std::ceil(per_weight * weights_[0]);
+  fast_capacity_ = !equal_weights_             ? 0
+                   : equal_capacity_ >= 0x1p64 ? ~std::uint64_t{0}
+                                               : static_cast<std::uint64_t>(equal_capacity_);
 }
 
 void bounded_load_placement::release(std::uint32_t index) {
@@ -197,6 +197,16 @@ unsigned bounded_load_placement::supports() const noexcept {
 
 std::unique_ptr<placement> bounded_load_placement::clone() const {
   return std::make_unique<bounded_load_placement>(*this);
+}
+
+// What is counted: load(i) / assigned() (all 0 before the first key).
+std::optional<placement_ownership> bounded_load_placement::ownership() const {
+  placement_ownership out{ownership_basis::counted_load, std::vector<double>(loads_.size(), 0.0)};
+  if (assigned_ == 0) return out;
+  for (std::size_t i = 0; i < loads_.size(); ++i) {
+    out.shares[i] = static_cast<double>(loads_[i]) / static_cast<double>(assigned_);
+  }
+  return out;
 }
 
 }  // namespace ringbloom

@@ -5,6 +5,7 @@
 
 #include "ringbloom/hash.hpp"
 #include "ringbloom/placement/detail/strategy_support.hpp"
+#include "ringbloom/placement/detail/ownership.hpp"
 
 namespace ringbloom {
 
@@ -51,6 +52,12 @@ unsigned jump_placement::supports() const noexcept {
 
 std::unique_ptr<placement> jump_placement::clone() const {
   return std::make_unique<jump_placement>(*this);
+}
+
+// Expected: every working bucket is equally likely (the algorithm's
+// guarantee for random key hashes).
+std::optional<placement_ownership> jump_placement::ownership() const {
+  return placement_ownership{ownership_basis::expectation, detail::equal_shares(names_.size())};
 }
 
 }  // namespace ringbloom

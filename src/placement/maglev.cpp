@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "ringbloom/hash.hpp"
+#include "ringbloom/placement/detail/ownership.hpp"
 
 namespace ringbloom {
 
@@ -140,6 +141,12 @@ unsigned maglev_placement::supports() const noexcept {
 
 std::unique_ptr<placement> maglev_placement::clone() const {
   return std::make_unique<maglev_placement>(*this);
+}
+
+// Exact: the hashes that reach each table slot, summed per node.
+std::optional<placement_ownership> maglev_placement::ownership() const {
+  return placement_ownership{ownership_basis::hash_space,
+                             detail::fast_range_table_shares(table_, names_.size())};
 }
 
 }  // namespace ringbloom

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "ringbloom/hash.hpp"
+#include "ringbloom/placement/detail/ownership.hpp"
 
 namespace ringbloom {
 
@@ -101,6 +102,12 @@ unsigned memento_placement::supports() const noexcept {
 
 std::unique_ptr<placement> memento_placement::clone() const {
   return std::make_unique<memento_placement>(*this);
+}
+
+// Expected: every working bucket is equally likely (the algorithm's
+// guarantee for random key hashes).
+std::optional<placement_ownership> memento_placement::ownership() const {
+  return placement_ownership{ownership_basis::expectation, detail::equal_shares(names_.size())};
 }
 
 }  // namespace ringbloom

@@ -31,6 +31,20 @@ void placement::set_weight(std::string_view /*name*/, double /*weight*/) {
   unsupported(*this, "changing weights");
 }
 
+std::optional<placement_ownership> placement::ownership() const { return std::nullopt; }
+
+std::string_view ownership_basis_name(ownership_basis basis) noexcept {
+  switch (basis) {
+    case ownership_basis::hash_space:
+      return "hash_space";
+    case ownership_basis::expectation:
+      return "expectation";
+    case ownership_basis::counted_load:
+      return "counted_load";
+  }
+  return "hash_space";
+}
+
 std::vector<std::string> placement::nodes_for(std::string_view key, std::size_t n) const {
   std::vector<std::string> names;
   for (const std::uint32_t index : node_indexes_for_hash(key_hash(key), n)) {

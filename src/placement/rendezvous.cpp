@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "ringbloom/hash.hpp"
+#include "ringbloom/placement/detail/ownership.hpp"
 
 namespace ringbloom {
 
@@ -120,6 +121,13 @@ std::unique_ptr<placement> rendezvous_placement::clone() const {
 void rendezvous_placement::refresh_uniform() noexcept {
   uniform_ = std::all_of(weights_.begin(), weights_.end(),
                          [&](double w) { return w == weights_.front(); });
+}
+
+// Expected shares: with the logarithmic method a node wins with probability
+// w_i / W exactly (the minimum of independent exponentials -ln(u_i) / w_i is
+// node i's with probability w_i / W; Schindelhauer and Schomaker 2005).
+std::optional<placement_ownership> rendezvous_placement::ownership() const {
+  return placement_ownership{ownership_basis::expectation, detail::weight_shares(weights_)};
 }
 
 }  // namespace ringbloom

@@ -88,4 +88,11 @@ std::unique_ptr<placement> ring_placement::clone() const {
   return std::make_unique<ring_placement>(*this);
 }
 
+// Exact: the ring's arcs (ownership(const hash_ring&) in ring.hpp).
+std::optional<placement_ownership> ring_placement::ownership() const {
+  placement_ownership out{ownership_basis::hash_space, {}};
+  for (const node_share& s : ringbloom::ownership(ring_)) out.shares.push_back(s.share);
+  return out;
+}
+
 }  // namespace ringbloom

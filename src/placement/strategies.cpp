@@ -20,14 +20,15 @@
 #include "ringbloom/placement/multiprobe.hpp"
 #include "ringbloom/placement/rendezvous.hpp"
 #include "ringbloom/placement/ring_placement.hpp"
+#include "ringbloom/placement/skeleton.hpp"
 
 namespace ringbloom {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> names_in_order{
-    "ring",       "ketama", "rendezvous", "maglev", "bounded",
-    "multiprobe", "anchor", "memento",    "jump",   "jumpback"};
+constexpr std::array<std::string_view, 11> names_in_order{
+    "ring",   "ketama",  "rendezvous", "maglev",   "bounded", "multiprobe",
+    "anchor", "memento", "jump",       "jumpback", "skeleton"};
 
 std::string known_names() {
   std::string list;
@@ -92,6 +93,9 @@ std::unique_ptr<placement> make_strategy(std::string_view name,
   if (name == "jump") return std::make_unique<jump_placement>(nodes);
   if (name == "jumpback") {
     return std::make_unique<jump_placement>(nodes, jump_algorithm::jump_back);
+  }
+  if (name == "skeleton") {
+    return std::make_unique<skeleton_placement>(nodes, skeleton_options{o.skeleton_fanout, 0});
   }
   throw std::invalid_argument(
       fmt::format("'{}' is not a placement strategy; use one of {}", name, known_names()));
@@ -309,6 +313,31 @@ void fill_balance(strategy_result& r, const key_owners& placed,
   }
 }
 
+// The balance figures of placement::ownership() after the change, where the
+// placement defines it (bounded: after place_all, its counted keys).
+void fill_ownership(strategy_result& r, const placement& p, std::span<const placement_node> nodes) {
+  const auto own = p.ownership();
+  if (!own) return;
+  r.ownership_basis = std::string(ownership_basis_name(own->basis));
+  std::map<std::string_view, double> weight;
+  double total = 0;
+  for (const auto& n : nodes) {
+    weight[n.name] = n.weight;
+    total += n.weight;
+  }
+  r.owned_peak_avg = 0;
+  r.owned_min_share = 1;
+  r.owned_max_share = 0;
+  for (std::uint32_t i = 0; i < own->shares.size(); ++i) {
+    const auto it = weight.find(p.node_name(i));
+    const double fair = it == weight.end() ? 0.0 : it->second / total;
+    const double share = own->shares[i];
+    if (fair > 0) r.owned_peak_avg = std::max(r.owned_peak_avg, share / fair);
+    r.owned_min_share = std::min(r.owned_min_share, share);
+    r.owned_max_share = std::max(r.owned_max_share, share);
+  }
+}
+
 strategy_result measure(std::string_view name, std::span<const placement_node> nodes,
                         std::span<const placement_step> changes,
                         std::span<const placement_node> after_nodes,
@@ -357,6 +386,7 @@ strategy_result measure(std::string_view name, std::span<const placement_node> n
   r.changed_share =
       r.moved == 0 ? 1.0 : static_cast<double>(moved_changed) / static_cast<double>(r.moved);
   fill_balance(r, placed, after_nodes);
+  fill_ownership(r, *after, after_nodes);
   r.memory_bytes = after->memory_bytes();
   if (time_lookups) r.lookup_ns = time_lookups_ns(*after, hashes);
   return r;

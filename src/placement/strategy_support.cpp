@@ -95,7 +95,8 @@ point_circle::point_circle(std::vector<point> points, const std::vector<std::str
   });
   positions_.clear();
   positions_.reserve(points.size() + 1);
-  owners_.reserve(points.size());
+  owners_.clear();
+  owners_.reserve(points.size() + 1);
   for (const auto& p : points) {
     positions_.push_back(p.position);
     owners_.push_back(p.owner);
@@ -112,7 +113,8 @@ point_circle::point_circle(std::vector<point> points, const std::vector<std::str
     while (at < count_ && b < buckets && (positions_[at] >> shift_) < b) ++at;
     index_[b] = static_cast<std::uint32_t>(b == buckets ? count_ : at);
   }
-  positions_.push_back(~std::uint64_t{0});  // the sentinel successor() may read
+  positions_.push_back(~std::uint64_t{0});                   // the sentinel successor() may read
+  owners_.push_back(owners_.empty() ? 0 : owners_.front());  // owner(size()): the wrap
 }
 
 }  // namespace ringbloom::detail

@@ -47,6 +47,11 @@ void check_circle(std::size_t count, int extra_index_bits, std::uint64_t seed) {
     ASSERT_EQ(circle.position(circle.successor(h)), sorted[want]) << count << " points, h " << h;
     ASSERT_EQ(circle.position(circle.successor_predicted(h)), sorted[want])
         << count << " points, h " << h;
+    // The unwrapped search: past the last point it answers size(), whose
+    // owner is point 0's and whose distance goes around the top.
+    const std::size_t end = circle.successor_or_end(h);
+    ASSERT_EQ(circle.owner(end), circle.owner(circle.successor(h))) << count << " points, h " << h;
+    ASSERT_EQ(circle.wrapped_distance(end, h), sorted[want] - h) << count << " points, h " << h;
   }
 }
 

@@ -39,6 +39,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,13 +68,29 @@ class bounded_load_placement final : public placement {
   [[nodiscard]] std::string_view kind_name() const noexcept override { return "bounded"; }
   [[nodiscard]] std::uint64_t key_hash(std::string_view key) const override;
   /// Where a new key of hash `h` would go now (nothing is counted).
-  [[nodiscard]] std::uint32_t node_index_for_hash(std::uint64_t h) const override;
+  ///
+  /// Inline, for speed: the first point's owner is taken when it is below
+  /// the common capacity of equal weights (most lookups); otherwise walk()
+  /// goes on clockwise. Beyond 2^16 points (about 400 nodes of 160 points)
+  /// the circle is out of the cache and the successor search is the
+  /// predicted one (strategy_support.hpp). Short and inlined, the lookup
+  /// leaves the CPU room to overlap the cache misses of consecutive lookups
+  /// (perf at 10,000 nodes: the out-of-line lookup with its general walk
+  /// was 3x the ring).
+  [[nodiscard]] std::uint32_t node_index_for_hash(std::uint64_t h) const override {
+    const std::size_t at =
+        circle_.size() > cached_points ? circle_.successor_predicted(h) : circle_.successor(h);
+    const std::uint32_t owner = circle_.owner(at);
+    if (loads_[owner] < fast_capacity_) return owner;
+    return walk(at);
+  }
   [[nodiscard]] std::size_t node_count() const noexcept override { return names_.size(); }
   [[nodiscard]] const std::string& node_name(std::uint32_t index) const override;
   void add_node(const placement_node& node) override;
   void remove_node(std::string_view name) override;
   void set_weight(std::string_view name, double weight) override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override;
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
@@ -96,6 +113,9 @@ class bounded_load_placement final : public placement {
   [[nodiscard]] double epsilon() const noexcept { return options_.epsilon; }
 
  private:
+  static constexpr std::size_t cached_points = std::size_t{1} << 16;
+
+  [[nodiscard]] std::uint32_t walk(std::size_t at) const noexcept;
   void rebuild();
   void refresh_capacity() noexcept;
 
@@ -107,6 +127,9 @@ class bounded_load_placement final : public placement {
   double total_weight_ = 0;
   bool equal_weights_ = true;  // every node has the same capacity:
   double equal_capacity_ = 0;  // that capacity for the next key
+  // equal_capacity_ as a count (saturated) with equal weights, 0 otherwise:
+  // a load below it is below capacity.
+  std::uint64_t fast_capacity_ = 0;
   detail::point_circle circle_;
 };
 

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,6 +64,7 @@ class jump_placement final : public placement {
   /// std::invalid_argument saying so.
   void remove_node(std::string_view name) override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override;
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 

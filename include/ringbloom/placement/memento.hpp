@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -87,6 +88,7 @@ class memento_placement final : public placement {
   void add_node(const placement_node& node) override;
   void remove_node(std::string_view name) override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override;
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 

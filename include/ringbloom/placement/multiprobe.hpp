@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,8 +64,8 @@ class multiprobe_placement final : public placement {
     std::size_t best = 0;  // the point; its owner is read once, at the end
     for (std::uint32_t p = 0; p < options_.probes; ++p) {
       const std::uint64_t probe = detail::mix_index(h, p);
-      const std::size_t at = circle_.successor(probe);
-      const std::uint64_t distance = circle_.position(at) - probe;  // wraps past 2^64
+      const std::size_t at = circle_.successor_or_end(probe);  // no branch on the wrap
+      const std::uint64_t distance = circle_.wrapped_distance(at, probe);
       if (distance < best_distance) {
         best_distance = distance;
         best = at;
@@ -77,6 +78,7 @@ class multiprobe_placement final : public placement {
   void add_node(const placement_node& node) override;
   void remove_node(std::string_view name) override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override;
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 

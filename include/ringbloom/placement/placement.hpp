@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,38 @@ struct placement_node {
   double weight = 1.0;
   friend bool operator==(const placement_node&, const placement_node&) = default;
 };
+
+/// What the numbers of placement::ownership() are.
+enum class ownership_basis : std::uint8_t {
+  /// Each node's exact fraction of the placement's key-hash space, read from
+  /// the lookup structures: ring arcs, maglev table slots (with the exact
+  /// number of 64-bit hashes that reach each slot), Redis Cluster hash slots.
+  /// It is the share of keys whose hashes are spread evenly over the space;
+  /// sampling uniform hashes converges to it.
+  hash_space,
+  /// The share the algorithm gives each node when its hashes behave as
+  /// random functions: 1/n for jump, JumpBackHash, anchor, memento and Guava;
+  /// w_i / W for rendezvous and the skeleton; multi-probe's integral over its
+  /// point arcs. Exact for the algorithm, not for one fleet's hash values:
+  /// keys sampled on a real fleet differ from it by the hash's own noise.
+  expectation,
+  /// Bounded loads: the keys counted on each node (assign_hash and not yet
+  /// released) over all counted keys. It describes the keys placed so far,
+  /// not the space (all zero before the first key).
+  counted_load,
+};
+
+/// Each node's share, by node index (same order as node_name), and what the
+/// shares are. The shares sum to 1 up to rounding, except: counted_load with
+/// no keys (all 0), and a Redis Cluster topology with unserved slots (the
+/// served slots only).
+struct placement_ownership {
+  ownership_basis basis = ownership_basis::hash_space;
+  std::vector<double> shares;
+};
+
+/// "hash_space", "expectation" or "counted_load".
+[[nodiscard]] std::string_view ownership_basis_name(ownership_basis basis) noexcept;
 
 /// The interface. Implementations document, in their own header, the paper or
 /// system they follow, which changes they support and their limits.
@@ -103,6 +136,21 @@ class placement {
   /// Bytes of the lookup structures (tables, points, indexes), not counting
   /// node names.
   [[nodiscard]] virtual std::size_t memory_bytes() const noexcept = 0;
+
+  /// Each node's share of the keys, where the placement can compute it
+  /// without placing keys; std::nullopt where it is not defined (the
+  /// default). Which basis each placement answers with:
+  ///
+  ///   hash_space    ring, ketama, maglev, nginx, HAProxy, twemproxy,
+  ///                 groupcache, Envoy ring hash and Maglev, Cassandra
+  ///                 (primary owners), Redis Cluster
+  ///   expectation   rendezvous, skeleton, multiprobe, anchor, memento,
+  ///                 jump, jumpback, Guava
+  ///   counted_load  bounded
+  ///
+  /// Cost: one pass over the lookup structures (points, table, nodes); it
+  /// allocates, so it is for reports, not for the lookup path.
+  [[nodiscard]] virtual std::optional<placement_ownership> ownership() const;
 
   /// A deep copy (to compare a placement before and after a change).
   [[nodiscard]] virtual std::unique_ptr<placement> clone() const = 0;

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -71,6 +72,7 @@ class rendezvous_placement final : public placement {
   void remove_node(std::string_view name) override;
   void set_weight(std::string_view name, double weight) override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override;
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 

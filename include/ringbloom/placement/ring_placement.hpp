@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -60,6 +61,7 @@ class ring_placement final : public placement {
   void remove_node(std::string_view name) override;
   void set_weight(std::string_view name, double weight) override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override { return ring_.lookup_bytes(); }
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 

@@ -16,6 +16,7 @@
 //   memento     memento.hpp          no       add, remove           no
 //   jump        jump_placement.hpp   no       add, remove the last  no
 //   jumpback    jump_placement.hpp   no       add, remove the last  no
+//   skeleton    skeleton.hpp         yes      add, remove, reweight no
 //
 // compare_strategies() places the same keys with each strategy before and
 // after a sequence of changes ("add:x,remove:y,reweight:z=2") and reports,
@@ -60,6 +61,7 @@ struct strategy_options {
   std::uint32_t probes = 21;           ///< multiprobe: probes per key
   double epsilon = 0.25;               ///< bounded: allowed excess over the fair share
   std::uint32_t anchor_capacity = 0;   ///< anchor: buckets (0: max(2N, 16))
+  std::uint32_t skeleton_fanout = 32;  ///< skeleton: children per tree node
 };
 
 /// The strategy names make_strategy knows, in table order.
@@ -139,6 +141,15 @@ struct strategy_result {
   double peak_avg = 0;
   double min_share = 0;
   double max_share = 0;
+  /// After the change, from placement::ownership() rather than from the
+  /// keys: its basis ("hash_space": exact shares of the hash space;
+  /// "expectation": the algorithm's expected shares; "counted_load": bounded's
+  /// counted keys; empty when the placement defines none) and the same three
+  /// balance figures computed from those shares.
+  std::string ownership_basis;
+  double owned_peak_avg = 0;
+  double owned_min_share = 0;
+  double owned_max_share = 0;
   std::size_t memory_bytes = 0;
   /// Nanoseconds per pre-hashed lookup after the change, through the
   /// virtual interface: the best of several passes over the keys, in thread

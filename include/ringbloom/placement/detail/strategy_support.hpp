@@ -105,6 +105,16 @@ class point_circle {
   /// sentinel 2^64 - 1 past the last point), so positions_[hi] > h and a
   /// step never passes hi.
   [[nodiscard]] std::size_t successor(std::uint64_t h) const noexcept {
+    const std::size_t lo = successor_or_end(h);
+    return lo == count_ ? 0 : lo;
+  }
+
+  /// successor() without the wrap: size() when h is past the last point.
+  /// owner(size()) is owner(0), and wrapped_distance() measures from h to
+  /// the first point around the top, so a caller needs no branch for the
+  /// wrap (with 10 points a probe wraps one time in ten, and the branch
+  /// mispredicts about that often).
+  [[nodiscard]] std::size_t successor_or_end(std::uint64_t h) const noexcept {
     const std::uint64_t bucket = h >> shift_;
     std::uint32_t lo = index_[bucket];
     const std::uint32_t hi = index_[bucket + 1];
@@ -114,7 +124,15 @@ class point_circle {
     while (hi - lo > 2 && positions_[lo] < h) ++lo;
     lo += static_cast<std::uint32_t>(positions_[lo] < h);
     lo += static_cast<std::uint32_t>(positions_[lo] < h);
-    return lo == count_ ? 0 : lo;
+    return lo;
+  }
+
+  /// The clockwise distance from h to point `at` (from successor_or_end,
+  /// so possibly size(): then to point 0 around the top). The sentinel
+  /// position 2^64 - 1 is short of point 0 by position(0) + 1.
+  [[nodiscard]] std::uint64_t wrapped_distance(std::size_t at, std::uint64_t h) const noexcept {
+    const std::uint64_t past_end = std::uint64_t{0} - static_cast<std::uint64_t>(at == count_);
+    return positions_[at] - h + (past_end & (positions_[0] + 1));
   }
 
   /// successor() with a predicted loop instead of branch-free steps, for
@@ -136,7 +154,7 @@ class point_circle {
 
  private:
   std::vector<std::uint64_t> positions_{~std::uint64_t{0}};  // the points, then a sentinel
-  std::vector<std::uint32_t> owners_;
+  std::vector<std::uint32_t> owners_{0};                     // the owners, then owner(0) again
   std::vector<std::uint32_t> index_{0, 0, 0};
   std::uint32_t count_ = 0;
   int shift_ = 63;

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,6 +94,7 @@ class cassandra_placement final : public placement {
   }
   [[nodiscard]] unsigned supports() const noexcept override { return placement_change::replicas; }
   [[nodiscard]] std::size_t memory_bytes() const noexcept override;
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
   [[nodiscard]] const std::vector<cassandra_node>& nodes() const noexcept { return nodes_; }

@@ -43,6 +43,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,7 @@ class envoy_ring_hash_placement final : public placement {
   void set_weight(std::string_view name, double weight) override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override;
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
   [[nodiscard]] const std::vector<envoy_host>& hosts() const noexcept { return hosts_; }
@@ -136,6 +138,7 @@ class envoy_maglev_placement final : public placement {
   [[nodiscard]] std::size_t memory_bytes() const noexcept override {
     return table_.capacity() * sizeof(std::uint32_t);
   }
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
   [[nodiscard]] const std::vector<envoy_host>& hosts() const noexcept { return hosts_; }

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,7 @@ class groupcache_placement final : public placement {
   void remove_node(std::string_view name) override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override { return table_.memory_bytes(); }
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
   [[nodiscard]] std::uint32_t replicas() const noexcept { return replicas_; }

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,7 @@ class guava_placement final : public placement {
   void remove_node(std::string_view name) override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override { return 0; }
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
  private:

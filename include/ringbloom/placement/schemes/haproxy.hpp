@@ -101,6 +101,7 @@ class haproxy_placement final : public placement {
   void set_weight(std::string_view name, double weight) override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override { return table_.memory_bytes(); }
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
   [[nodiscard]] const haproxy_options& options() const noexcept { return options_; }

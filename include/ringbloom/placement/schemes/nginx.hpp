@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,7 @@ class nginx_placement final : public placement {
   void set_weight(std::string_view name, double weight) override;
   [[nodiscard]] unsigned supports() const noexcept override;
   [[nodiscard]] std::size_t memory_bytes() const noexcept override { return table_.memory_bytes(); }
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
   /// The servers in configuration order.

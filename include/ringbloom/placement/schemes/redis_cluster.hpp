@@ -34,6 +34,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,7 @@ class redis_cluster_placement final : public placement {
   [[nodiscard]] const std::string& node_name(std::uint32_t index) const override;
   [[nodiscard]] unsigned supports() const noexcept override { return 0; }
   [[nodiscard]] std::size_t memory_bytes() const noexcept override { return sizeof(slot_owner_); }
+  [[nodiscard]] std::optional<placement_ownership> ownership() const override;
   [[nodiscard]] std::unique_ptr<placement> clone() const override;
 
   [[nodiscard]] const std::vector<redis_master>& masters() const noexcept { return masters_; }
