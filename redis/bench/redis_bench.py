@@ -10,7 +10,9 @@
     of the same items;
   - bits per item against RedisBloom's sizing rule, with the measured rate.
 
-  redis/bench/redis_bench.py [build/release/redis/ringbloom.so] [--quick]
+  redis/bench/redis_bench.py [build/release/redis/ringbloom.so] [--quick] [--memory]
+
+--memory runs only the last two (no redis-benchmark).
 """
 import math
 import os
@@ -28,6 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 MODULE = args[0] if args else os.path.join(ROOT, "build", "release", "redis", "ringbloom.so")
 QUICK = "--quick" in sys.argv
+MEMORY_ONLY = "--memory" in sys.argv
 
 
 def free_port():
@@ -117,29 +120,30 @@ def main():
     try:
         print(f"redis-server {r.info()['redis_version']}, {os.cpu_count()} cores, module {MODULE}")
         print("machine shared with other builds: numbers are noisy\n")
-        print("throughput (redis-benchmark -c 50 -r 1000000)")
-        r.execute_command("BF.RESERVE", "bf", "0.01", "2000000")
-        for pipeline in (16, 1):
-            for plain, ours in (("SADD", "BF.ADD"), ("SISMEMBER", "BF.EXISTS")):
-                a, ua = bench(s, pipeline, plain, "set", "__rand_int__")
-                b, ub = bench(s, pipeline, ours, "bf", "__rand_int__")
-                print(f"  -P {pipeline:<2} {plain:<9} {a:>9.0f}/s ({ua:.2f} us)  {ours:<9} {b:>9.0f}/s "
-                      f"({ub:.2f} us)  throughput ratio {b / a:.2f}, server time ratio {ua / ub:.2f}")
-        items = ["__rand_int__"] * 1000
-        for plain, ours in (("SADD", "BF.MADD"), ("SMISMEMBER", "BF.MEXISTS")):
-            a, ua = bench(s, 1, plain, "set", *items, n=2000)
-            b, ub = bench(s, 1, ours, "bf", *items, n=2000)
-            print(f"  1000 items/command: {plain:<10} {a * 1000 / 1e6:.2f} M items/s  {ours:<10} "
-                  f"{b * 1000 / 1e6:.2f} M items/s end to end, {1000 / ub:.1f} M items/s in the server "
-                  f"({ub:.0f} us per command)")
-        r.execute_command("CMS.INITBYDIM", "cms", "10000", "5")
-        r.execute_command("TOPK.RESERVE", "topk", "100", "2000", "5", "0.9")
-        pairs = [x for _ in range(100) for x in ("__rand_int__", "1")]
-        for name, cmd in (("CMS.INCRBY", ["CMS.INCRBY", "cms", *pairs]),
-                          ("TOPK.ADD", ["TOPK.ADD", "topk", *["__rand_int__"] * 100])):
-            a, ua = bench(s, 1, *cmd, n=5000)
-            print(f"  100 items/command: {name:<10} {a * 100 / 1e6:.2f} M items/s end to end, "
-                  f"{100 / ua:.1f} M items/s in the server")
+        if not MEMORY_ONLY:
+            print("throughput (redis-benchmark -c 50 -r 1000000)")
+            r.execute_command("BF.RESERVE", "bf", "0.01", "2000000")
+            for pipeline in (16, 1):
+                for plain, ours in (("SADD", "BF.ADD"), ("SISMEMBER", "BF.EXISTS")):
+                    a, ua = bench(s, pipeline, plain, "set", "__rand_int__")
+                    b, ub = bench(s, pipeline, ours, "bf", "__rand_int__")
+                    print(f"  -P {pipeline:<2} {plain:<9} {a:>9.0f}/s ({ua:.2f} us)  {ours:<9} {b:>9.0f}/s "
+                          f"({ub:.2f} us)  throughput ratio {b / a:.2f}, server time ratio {ua / ub:.2f}")
+            items = ["__rand_int__"] * 1000
+            for plain, ours in (("SADD", "BF.MADD"), ("SMISMEMBER", "BF.MEXISTS")):
+                a, ua = bench(s, 1, plain, "set", *items, n=2000)
+                b, ub = bench(s, 1, ours, "bf", *items, n=2000)
+                print(f"  1000 items/command: {plain:<10} {a * 1000 / 1e6:.2f} M items/s  {ours:<10} "
+                      f"{b * 1000 / 1e6:.2f} M items/s end to end, {1000 / ub:.1f} M items/s in the server "
+                      f"({ub:.0f} us per command)")
+            r.execute_command("CMS.INITBYDIM", "cms", "10000", "5")
+            r.execute_command("TOPK.RESERVE", "topk", "100", "2000", "5", "0.9")
+            pairs = [x for _ in range(100) for x in ("__rand_int__", "1")]
+            for name, cmd in (("CMS.INCRBY", ["CMS.INCRBY", "cms", *pairs]),
+                              ("TOPK.ADD", ["TOPK.ADD", "topk", *["__rand_int__"] * 100])):
+                a, ua = bench(s, 1, *cmd, n=5000)
+                print(f"  100 items/command: {name:<10} {a * 100 / 1e6:.2f} M items/s end to end, "
+                      f"{100 / ua:.1f} M items/s in the server")
 
         print("\nmemory (used_memory growth without client buffers) at p = 1%")
         for n in ((1_000_000,) if QUICK else (1_000_000, 10_000_000)):
