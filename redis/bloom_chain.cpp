@@ -169,7 +169,8 @@ bool bloom_chain::add_layer() {
   const layer& last = layers_.back();
   if (last.capacity > max_filter_bits / expansion_) return false;
   const std::uint64_t capacity = last.capacity * expansion_;
-  const double budget = layer_fpr(fpr_, static_cast<std::uint32_t>(layers_.size()), nonscaling_);
+  const double budget = next_budget();
+  if (!(budget >= blocked_min_fpr)) return false;
   const std::uint64_t used = word_bytes();
   if (used >= max_bytes_) return false;
   const std::optional<filter_size> size = fitting_layer(capacity, budget, max_bytes_ - used);
@@ -177,6 +178,26 @@ bool bloom_chain::add_layer() {
   layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
   cannot_grow_ = false;
   return true;
+}
+
+double bloom_chain::next_budget() const noexcept {
+  // Rates spent: each layer's exact rate when full, at most its budget and
+  // lower when its words were grown to their size class.
+  double spent = 0;
+  for (const layer& l : layers_) {
+    spent += bloom_math::blocked_fpr(static_cast<double>(l.capacity), l.filter.bits(),
+                                     l.filter.hashes());
+  }
+  // Kept for the layers after this one: their schedule budgets,
+  // (1 - s) p (1 - (6 / pi^2) sum_{j <= index} 1 / j^2).
+  double series = 0;
+  for (std::size_t j = 1; j <= layers_.size(); ++j) {
+    series += 1.0 / (static_cast<double>(j) * static_cast<double>(j));
+  }
+  const double reserve =
+      std::max(0.0, (1 - first_layer_share) * fpr_ *
+                        (1 - 6 / (std::numbers::pi * std::numbers::pi) * series));
+  return fpr_ - spent - reserve;
 }
 
 bloom_chain::add_status bloom_chain::add_hash(const hash128& h, std::size_t first_layer) {

@@ -12,7 +12,14 @@
 //   layer i >= 1:  budget (1/5) p * (6 / pi^2) / i^2
 //
 // The budgets sum to less than p for any number of layers (sum of 1/i^2 is
-// pi^2/6), so the measured rate stays at or under p. RedisBloom halves the
+// pi^2/6), so the measured rate stays at or under p. What a full layer
+// leaves unspent (its exact rate when full is below its budget, by the
+// rounding of its size and, more, by its growth to the size class, see
+// below) is carried to the next layer: a new layer gets p minus the exact
+// rates of the layers before it minus the budgets kept for the layers after
+// it (next_budget()): at least its own budget in chains this version made,
+// and the sum stays
+// under p. RedisBloom halves the
 // budget per layer (p/2, p/4, ...: [ABPH07] with r = 1/2); ours gives the
 // first layer -- the whole filter when BF.RESERVE was told the right
 // capacity -- four fifths, and decays polynomially afterwards, so a deep
@@ -141,6 +148,9 @@ class bloom_chain {
   /// Appends a layer; false (nothing changed) when it would pass max_bytes
   /// or max_layers.
   bool add_layer();
+  /// The budget of the next layer: p - (exact rates of the layers, full) -
+  /// (the schedule's budgets of all later layers).
+  [[nodiscard]] double next_budget() const noexcept;
   add_status add_hash(const hash128& h, std::size_t first_new_layer);
 
   double fpr_ = 0;
