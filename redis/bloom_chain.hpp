@@ -18,12 +18,10 @@
 // below) is carried to the next layer: a new layer gets p minus the exact
 // rates of the layers before it minus the budgets kept for the layers after
 // it (next_budget()): at least its own budget in chains this version made,
-// and the sum stays
-// under p. RedisBloom halves the
-// budget per layer (p/2, p/4, ...: [ABPH07] with r = 1/2); ours gives the
-// first layer -- the whole filter when BF.RESERVE was told the right
-// capacity -- four fifths, and decays polynomially afterwards, so a deep
-// chain (what BF.ADD's small default capacity grows into) does not pay for
+// and the sum stays under p. RedisBloom halves the budget per layer (p/2,
+// p/4, ...: [ABPH07] with r = 1/2); ours gives the first layer -- the whole
+// filter when BF.RESERVE was told the right capacity -- four fifths, and decays polynomially
+// afterwards, so a deep chain (what BF.ADD's small default capacity grows into) does not pay for
 // exponentially tight rates. docs/redis.md has the bits-per-item table
 // against RedisBloom's rule.
 //
@@ -32,8 +30,8 @@
 // allocator's size class it lands in (set_size_class(); jemalloc rounds a
 // 1.3 MiB array up to 1.5 MiB): the rounding is paid anyway, so it buys bits
 // (a lower rate, with the number of hashes chosen again) instead of being
-// wasted. Without set_size_class() nothing is rounded. Every item is hashed once
-// (XXH3-128, seed 0) for all layers.
+// wasted. Without set_size_class() nothing is rounded. Every item is hashed
+// once (XXH3-128, seed 0) for all layers.
 //
 // Limits: a chain never allocates more than `max_bytes` of words in total
 // (the module's MAX_FILTER_BYTES): creating or growing past it answers
