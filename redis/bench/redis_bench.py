@@ -201,8 +201,9 @@ def main():
               "  memory ours  RB     ours/RB")
         strangers = 20000 if QUICK else 100000
         for p, capacity, filled in ((0.01, 100000, 100000), (0.001, 100000, 100000),
-                                    (0.01, 10000, 100000), (0.01, 100, 100000),
-                                    (0.1, 100000, 100000)):
+                                    (0.01, 50000, 100000), (0.01, 25000, 100000),
+                                    (0.01, 10000, 100000), (0.01, 3000, 100000),
+                                    (0.01, 100, 100000), (0.1, 100000, 100000)):
             r.flushall()
             r.execute_command("BF.RESERVE", "f", p, capacity)
             fill(r, "BF.MADD", "f", filled)
