@@ -64,12 +64,38 @@ std::uint64_t words_of(const blocked_bloom_filter& f) noexcept { return f.bits()
 /// The blocked sizing searches over k and the number of blocks with an exact
 /// rate formula: tens to hundreds of microseconds. Filters are made with few
 /// distinct (capacity, rate) pairs (BF.ADD's default, its layers), so the
-/// last answers are kept.
-filter_size blocked_size(std::uint64_t capacity, double fpr) {
+/// last answers are kept (both shapes: as sized, and grown to its class).
+struct sizes {
+  filter_size least;  ///< blocked_size_for
+  filter_size grown;  ///< least, grown to fill its allocator size class
+};
+
+/// `least` grown to fill the size class its words land in (bloom_chain.hpp).
+filter_size grown_to_class(std::uint64_t capacity, filter_size least) {
+  const bloom_chain::size_class_fn size_class = bloom_chain::size_class();
+  if (size_class == nullptr) return least;
+  const std::uint64_t bytes = size_class(least.bits / 8) / 64 * 64;
+  if (bytes <= least.bits / 8 || bytes > max_filter_bits / 8) return least;
+  // More bits at the same k already lower the rate; the best k for the new
+  // ratio of bits to items is near the old one (it grows as ln 2 * m / n).
+  filter_size grown{bytes * 8, least.hashes};
+  double best = bloom_math::blocked_fpr(static_cast<double>(capacity), grown.bits, least.hashes);
+  for (std::uint32_t k = least.hashes + 1; k <= std::min(least.hashes + 3, max_blocked_hashes);
+       ++k) {
+    const double rate = bloom_math::blocked_fpr(static_cast<double>(capacity), grown.bits, k);
+    if (rate < best) {
+      best = rate;
+      grown.hashes = k;
+    }
+  }
+  return grown;
+}
+
+sizes blocked_sizes(std::uint64_t capacity, double fpr) {
   struct entry {
     std::uint64_t capacity = 0;
     double fpr = 0;
-    filter_size size;
+    sizes size;
   };
   constexpr std::size_t slots = 64;
   thread_local std::array<entry, slots> cache{};
@@ -77,7 +103,8 @@ filter_size blocked_size(std::uint64_t capacity, double fpr) {
   for (const entry& e : cache) {
     if (e.capacity == capacity && e.fpr == fpr) return e.size;
   }
-  const filter_size size = bloom_math::blocked_size_for(capacity, fpr);
+  const filter_size least = bloom_math::blocked_size_for(capacity, fpr);
+  const sizes size{least, grown_to_class(capacity, least)};
   cache[next] = {capacity, fpr, size};
   next = (next + 1) % slots;
   return size;
@@ -90,20 +117,26 @@ double least_layer_bytes(std::uint64_t capacity, double fpr) noexcept {
          8;
 }
 
-/// Bytes of a layer's words for `capacity` items at rate `fpr`, or none
-/// when more than `limit` (checked cheaply first).
-std::optional<std::uint64_t> layer_bytes(std::uint64_t capacity, double fpr, std::uint64_t limit) {
+/// The shape of a layer for `capacity` items at rate `fpr` whose words take
+/// at most `limit` bytes: grown to its size class when that fits, else as
+/// sized; none when even that is more than `limit` (checked cheaply first).
+std::optional<filter_size> fitting_layer(std::uint64_t capacity, double fpr, std::uint64_t limit) {
   if (least_layer_bytes(capacity, fpr) > static_cast<double>(limit)) return std::nullopt;
   try {
-    const std::uint64_t bytes = blocked_size(capacity, fpr).bits / 8;
-    if (bytes > limit) return std::nullopt;
-    return bytes;
+    const sizes s = blocked_sizes(capacity, fpr);
+    if (s.grown.bits / 8 <= limit) return s.grown;
+    if (s.least.bits / 8 <= limit) return s.least;
+    return std::nullopt;
   } catch (const std::invalid_argument&) {
     return std::nullopt;  // more than max_filter_bits
   }
 }
 
 }  // namespace
+
+filter_size bloom_chain::layer_size(std::uint64_t capacity, double fpr) {
+  return blocked_sizes(capacity, fpr).grown;
+}
 
 double bloom_chain::layer_fpr(double p, std::uint32_t index, bool nonscaling) noexcept {
   if (nonscaling) return p;
@@ -121,12 +154,11 @@ bloom_chain::bloom_chain(std::uint64_t capacity, double fpr, std::uint32_t expan
   if (!(fpr > 0 && fpr < 1)) throw std::invalid_argument("the error rate must be in (0, 1)");
   if (expansion < 1) throw std::invalid_argument("the expansion must be at least 1");
   const double first = layer_fpr(fpr, 0, nonscaling);
-  if (capacity > max_filter_bits || !layer_bytes(capacity, first, max_bytes)) {
-    throw std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
-  }
-  const filter_size size = blocked_size(capacity, first);
+  const std::optional<filter_size> size =
+      capacity > max_filter_bits ? std::nullopt : fitting_layer(capacity, first, max_bytes);
+  if (!size) throw std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
   layers_.reserve(4);
-  layers_.push_back({blocked_bloom_filter(size.bits, size.hashes), capacity});
+  layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
 }
 
 bool bloom_chain::add_layer() {
@@ -137,13 +169,35 @@ bool bloom_chain::add_layer() {
   const layer& last = layers_.back();
   if (last.capacity > max_filter_bits / expansion_) return false;
   const std::uint64_t capacity = last.capacity * expansion_;
-  const double budget = layer_fpr(fpr_, static_cast<std::uint32_t>(layers_.size()), nonscaling_);
+  const double budget = next_budget();
+  if (!(budget >= blocked_min_fpr)) return false;
   const std::uint64_t used = word_bytes();
-  if (used >= max_bytes_ || !layer_bytes(capacity, budget, max_bytes_ - used)) return false;
-  const filter_size size = blocked_size(capacity, budget);
-  layers_.push_back({blocked_bloom_filter(size.bits, size.hashes), capacity});
+  if (used >= max_bytes_) return false;
+  const std::optional<filter_size> size = fitting_layer(capacity, budget, max_bytes_ - used);
+  if (!size) return false;
+  layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
   cannot_grow_ = false;
   return true;
+}
+
+double bloom_chain::next_budget() const noexcept {
+  // Rates spent: each layer's exact rate when full, at most its budget and
+  // lower when its words were grown to their size class.
+  double spent = 0;
+  for (const layer& l : layers_) {
+    spent += bloom_math::blocked_fpr(static_cast<double>(l.capacity), l.filter.bits(),
+                                     l.filter.hashes());
+  }
+  // Kept for the layers after this one: their schedule budgets,
+  // (1 - s) p (1 - (6 / pi^2) sum_{j <= index} 1 / j^2).
+  double series = 0;
+  for (std::size_t j = 1; j <= layers_.size(); ++j) {
+    series += 1.0 / (static_cast<double>(j) * static_cast<double>(j));
+  }
+  const double reserve =
+      std::max(0.0, (1 - first_layer_share) * fpr_ *
+                        (1 - 6 / (std::numbers::pi * std::numbers::pi) * series));
+  return fpr_ - spent - reserve;
 }
 
 bloom_chain::add_status bloom_chain::add_hash(const hash128& h, std::size_t first_layer) {

@@ -8,21 +8,30 @@
 // refuses instead). A lookup asks every layer, so the chain's rate is at
 // most the sum of the layers' rates, each at most its budget when full:
 //
-//   layer 0:       budget (3/4) p                 (p itself when NONSCALING)
-//   layer i >= 1:  budget (1/4) p * (6 / pi^2) / i^2
+//   layer 0:       budget (4/5) p                 (p itself when NONSCALING)
+//   layer i >= 1:  budget (1/5) p * (6 / pi^2) / i^2
 //
 // The budgets sum to less than p for any number of layers (sum of 1/i^2 is
-// pi^2/6), so the measured rate stays at or under p. RedisBloom halves the
-// budget per layer (p/2, p/4, ...: [ABPH07] with r = 1/2); ours gives the
-// first layer -- the whole filter when BF.RESERVE was told the right
-// capacity -- three quarters, and decays polynomially afterwards, so a deep
-// chain (what BF.ADD's small default capacity grows into) does not pay for
+// pi^2/6), so the measured rate stays at or under p. What a full layer
+// leaves unspent (its exact rate when full is below its budget, by the
+// rounding of its size and, more, by its growth to the size class, see
+// below) is carried to the next layer: a new layer gets p minus the exact
+// rates of the layers before it minus the budgets kept for the layers after
+// it (next_budget()): at least its own budget in chains this version made,
+// and the sum stays under p. RedisBloom halves the budget per layer (p/2,
+// p/4, ...: [ABPH07] with r = 1/2); ours gives the first layer -- the whole
+// filter when BF.RESERVE was told the right capacity -- four fifths, and decays polynomially
+// afterwards, so a deep chain (what BF.ADD's small default capacity grows into) does not pay for
 // exponentially tight rates. docs/redis.md has the bits-per-item table
 // against RedisBloom's rule.
 //
 // Each layer is sized by bloom_math::blocked_size_for(capacity, budget), so
-// it measures at its budget when full. Every item is hashed once
-// (XXH3-128, seed 0) for all layers.
+// it measures at its budget when full, and then grown to fill the
+// allocator's size class it lands in (set_size_class(); jemalloc rounds a
+// 1.3 MiB array up to 1.5 MiB): the rounding is paid anyway, so it buys bits
+// (a lower rate, with the number of hashes chosen again) instead of being
+// wasted. Without set_size_class() nothing is rounded. Every item is hashed
+// once (XXH3-128, seed 0) for all layers.
 //
 // Limits: a chain never allocates more than `max_bytes` of words in total
 // (the module's MAX_FILTER_BYTES): creating or growing past it answers
@@ -55,7 +64,9 @@ namespace ringbloom::redis {
 class bloom_chain {
  public:
   static constexpr std::uint32_t max_layers = 64;
-  static constexpr double first_layer_share = 0.75;
+  /// 4/5 rather than 3/4: at 1M items and p = 1% the first layer then fits
+  /// jemalloc's 1.25 MiB size class instead of the 1.5 MiB one (docs/redis.md).
+  static constexpr double first_layer_share = 0.8;
   /// Largest chunk() (BF.SCANDUMP and the AOF rewrite's BF.LOADCHUNK).
   static constexpr std::size_t max_chunk_bytes = std::size_t{16} << 20;
 
@@ -65,6 +76,19 @@ class bloom_chain {
   };
 
   enum class add_status : std::uint8_t { added, present, full, too_large };
+
+  /// How many bytes of words a layer may have at no extra memory: the
+  /// largest multiple of 64 at least `bytes` that the allocator serves from
+  /// the same size class (module.cpp installs jemalloc's classes, checked
+  /// against RedisModule_MallocSize at load). Process-wide; nullptr (the
+  /// default): no rounding. Set before any chain exists.
+  using size_class_fn = std::uint64_t (*)(std::uint64_t bytes) noexcept;
+  static void set_size_class(size_class_fn fn) noexcept { size_class_ = fn; }
+  [[nodiscard]] static size_class_fn size_class() noexcept { return size_class_; }
+
+  /// The layer's shape for `capacity` items at rate `fpr`: blocked_size_for,
+  /// grown to its size class (see above).
+  [[nodiscard]] static filter_size layer_size(std::uint64_t capacity, double fpr);
 
   /// The error budget of layer `index` for overall rate p (see above).
   [[nodiscard]] static double layer_fpr(double p, std::uint32_t index, bool nonscaling) noexcept;
@@ -122,6 +146,9 @@ class bloom_chain {
   /// Appends a layer; false (nothing changed) when it would pass max_bytes
   /// or max_layers.
   bool add_layer();
+  /// The budget of the next layer: p - (exact rates of the layers, full) -
+  /// (the schedule's budgets of all later layers).
+  [[nodiscard]] double next_budget() const noexcept;
   add_status add_hash(const hash128& h, std::size_t first_new_layer);
 
   double fpr_ = 0;
@@ -130,6 +157,7 @@ class bloom_chain {
   std::uint64_t max_bytes_ = 0;
   std::vector<layer> layers_;
   bool cannot_grow_ = false;  ///< add_layer was refused (the limits are fixed)
+  static inline size_class_fn size_class_ = nullptr;
 };
 
 }  // namespace ringbloom::redis

@@ -8,6 +8,7 @@
 // declares that our RDB loading handles I/O errors and async replica
 // loading, then creates the data types and the commands.
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "bloom_chain.hpp"
 #include "module_api.hpp"
 #include "module_common.hpp"
 #include "ringbloom/allocator_hook.hpp"
@@ -118,6 +120,47 @@ void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noex
 
 constexpr allocator_hook redis_storage{hook_allocate, hook_deallocate};
 
+// jemalloc's size classes (Redis's allocator; jemalloc 5, 16-byte quantum):
+// 8, then multiples of 16 up to 128, then four classes per doubling,
+// (2^g, 2^(g+1)] in steps of 2^(g-2): ..., 1 MiB, 1.25, 1.5, 1.75, 2 MiB.
+std::uint64_t jemalloc_class(std::uint64_t bytes) noexcept {
+  if (bytes <= 8) return 8;
+  if (bytes <= 128) return (bytes + 15) / 16 * 16;
+  const auto group = std::bit_width(bytes - 1) - 1;  // 2^group < bytes <= 2^(group+1)
+  const std::uint64_t step = std::uint64_t{1} << (group - 2);
+  return (bytes + step - 1) / step * step;
+}
+
+// A layer's words of `bytes` cost hook_allocate's padding too (they ask a
+// cache line): the largest multiple of 64 that costs the same class.
+std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
+  constexpr std::uint64_t padding = served_alignment + sizeof(void*);
+  if (bytes > (std::uint64_t{1} << 50)) return bytes;
+  return std::max(bytes, (jemalloc_class(bytes + padding) - padding) / 64 * 64);
+}
+
+// Layers grow to their size class only when the server's allocator is
+// jemalloc's classes, as checked here with RedisModule_MallocSize (a server
+// built with libc malloc keeps the sizes as computed). Sizes from this rule
+// are the same on every server with jemalloc, so a replica sizes a layer as
+// its master does.
+void install_size_classes(api::Ctx* ctx) {
+  for (const std::size_t bytes :
+       {std::size_t{100}, std::size_t{5000}, std::size_t{40000}, std::size_t{1300000}}) {
+    void* p = api::TryAlloc(bytes);
+    if (p == nullptr) return;
+    const std::size_t usable = api::MallocSize(p);
+    api::Free(p);
+    if (usable != jemalloc_class(bytes)) {
+      api::Log(ctx, "notice",
+               "ringbloom: the server's allocator is not jemalloc's size classes; Bloom layers "
+               "are not grown to fill them");
+      return;
+    }
+  }
+  bloom_chain::set_size_class(words_in_class);
+}
+
 bool parse_settings(api::Ctx* ctx, api::String** argv, int argc) {
   const call c{ctx, argv, argc};
   if (argc % 2 != 0) {
@@ -204,6 +247,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     api::SetModuleAttribs(ctx, "ringbloom", 1, api::apiver_1);
     if (!rb::parse_settings(ctx, argv, argc)) return api::err;
     ringbloom::set_allocator_hook(&rb::redis_storage);
+    rb::install_size_classes(ctx);
     api::SetModuleOptions(ctx, api::option_handle_io_errors | api::option_handle_repl_async_load);
     if (!rb::register_bloom(ctx) || !rb::register_sketches(ctx)) return api::err;
     return api::ok;

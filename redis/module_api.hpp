@@ -186,6 +186,7 @@ struct CommandInfo {
   X(Alloc, void*, (std::size_t bytes))                                                        \
   X(TryAlloc, void*, (std::size_t bytes))                                                     \
   X(Free, void, (void* ptr))                                                                  \
+  X(MallocSize, std::size_t, (void* ptr))                                                     \
   X(SetModuleAttribs, void, (Ctx * ctx, const char* name, int ver, int apiver))               \
   X(IsModuleNameBusy, int, (const char* name))                                                \
   X(SetModuleOptions, void, (Ctx * ctx, int options))                                         \

@@ -10,7 +10,9 @@
     of the same items;
   - bits per item against RedisBloom's sizing rule, with the measured rate.
 
-  redis/bench/redis_bench.py [build/release/redis/ringbloom.so] [--quick]
+  redis/bench/redis_bench.py [build/release/redis/ringbloom.so] [--quick] [--memory]
+
+--memory runs only the last two (no redis-benchmark).
 """
 import math
 import os
@@ -28,6 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 MODULE = args[0] if args else os.path.join(ROOT, "build", "release", "redis", "ringbloom.so")
 QUICK = "--quick" in sys.argv
+MEMORY_ONLY = "--memory" in sys.argv
 
 
 def free_port():
@@ -98,17 +101,51 @@ def used(r):
     return m["used_memory"] - m["mem_clients_normal"]
 
 
-def redisbloom_bits(capacity, p, layers):
+def jemalloc_class(size):
+    """jemalloc's size class (16-byte quantum; four classes per doubling)."""
+    if size <= 8:
+        return 8
+    if size <= 128:
+        return (size + 15) // 16 * 16
+    step = 1 << ((size - 1).bit_length() - 3)
+    return (size + step - 1) // step * step
+
+
+def redisbloom_layers(capacity, p, layers):
     """RedisBloom's sizing (deps/bloom/bloom.c, src/sb.c): layer i holds
     capacity * 2^i items at error p / 2^(i+1) (p for NONSCALING), with
-    bits = entries * -ln(e) / ln(2)^2 rounded up to 64."""
-    total = 0
+    bits = entries * -ln(e) / ln(2)^2 rounded up to 64; its words come from
+    RedisModule_Calloc, so each layer costs its jemalloc class."""
+    sizes = []
     for i in range(layers):
         e = p / 2 ** (i + 1)
         n = capacity * 2 ** i
         bits = int(n * -math.log(e) / 0.480453013918201)
-        total += (bits + 63) // 64 * 64
-    return total
+        sizes.append((bits + 63) // 64 * 64)
+    return sizes
+
+
+def redisbloom_bits(capacity, p, layers):
+    return sum(redisbloom_layers(capacity, p, layers))
+
+
+def redisbloom_allocated(capacity, p, layers):
+    return sum(jemalloc_class(b // 8) for b in redisbloom_layers(capacity, p, layers))
+
+
+def our_allocated(r, key):
+    """Our layers' words as allocated: each layer's bits (from the header,
+    BF.SCANDUMP's first chunk: 32 bytes, then 32 per layer with bits at +8)
+    plus the hook's 72 bytes of cache-line padding, in its jemalloc class."""
+    _, header = r.execute_command("BF.SCANDUMP", key, 0)
+    count = int.from_bytes(header[24:28], "little")
+    words, total = 0, 0
+    for i in range(count):
+        at = 32 + 32 * i
+        bits = int.from_bytes(header[at + 8:at + 16], "little")
+        words += bits
+        total += jemalloc_class(bits // 8 + 72)
+    return words, total
 
 
 def main():
@@ -117,29 +154,30 @@ def main():
     try:
         print(f"redis-server {r.info()['redis_version']}, {os.cpu_count()} cores, module {MODULE}")
         print("machine shared with other builds: numbers are noisy\n")
-        print("throughput (redis-benchmark -c 50 -r 1000000)")
-        r.execute_command("BF.RESERVE", "bf", "0.01", "2000000")
-        for pipeline in (16, 1):
-            for plain, ours in (("SADD", "BF.ADD"), ("SISMEMBER", "BF.EXISTS")):
-                a, ua = bench(s, pipeline, plain, "set", "__rand_int__")
-                b, ub = bench(s, pipeline, ours, "bf", "__rand_int__")
-                print(f"  -P {pipeline:<2} {plain:<9} {a:>9.0f}/s ({ua:.2f} us)  {ours:<9} {b:>9.0f}/s "
-                      f"({ub:.2f} us)  throughput ratio {b / a:.2f}, server time ratio {ua / ub:.2f}")
-        items = ["__rand_int__"] * 1000
-        for plain, ours in (("SADD", "BF.MADD"), ("SMISMEMBER", "BF.MEXISTS")):
-            a, ua = bench(s, 1, plain, "set", *items, n=2000)
-            b, ub = bench(s, 1, ours, "bf", *items, n=2000)
-            print(f"  1000 items/command: {plain:<10} {a * 1000 / 1e6:.2f} M items/s  {ours:<10} "
-                  f"{b * 1000 / 1e6:.2f} M items/s end to end, {1000 / ub:.1f} M items/s in the server "
-                  f"({ub:.0f} us per command)")
-        r.execute_command("CMS.INITBYDIM", "cms", "10000", "5")
-        r.execute_command("TOPK.RESERVE", "topk", "100", "2000", "5", "0.9")
-        pairs = [x for _ in range(100) for x in ("__rand_int__", "1")]
-        for name, cmd in (("CMS.INCRBY", ["CMS.INCRBY", "cms", *pairs]),
-                          ("TOPK.ADD", ["TOPK.ADD", "topk", *["__rand_int__"] * 100])):
-            a, ua = bench(s, 1, *cmd, n=5000)
-            print(f"  100 items/command: {name:<10} {a * 100 / 1e6:.2f} M items/s end to end, "
-                  f"{100 / ua:.1f} M items/s in the server")
+        if not MEMORY_ONLY:
+            print("throughput (redis-benchmark -c 50 -r 1000000)")
+            r.execute_command("BF.RESERVE", "bf", "0.01", "2000000")
+            for pipeline in (16, 1):
+                for plain, ours in (("SADD", "BF.ADD"), ("SISMEMBER", "BF.EXISTS")):
+                    a, ua = bench(s, pipeline, plain, "set", "__rand_int__")
+                    b, ub = bench(s, pipeline, ours, "bf", "__rand_int__")
+                    print(f"  -P {pipeline:<2} {plain:<9} {a:>9.0f}/s ({ua:.2f} us)  {ours:<9} {b:>9.0f}/s "
+                          f"({ub:.2f} us)  throughput ratio {b / a:.2f}, server time ratio {ua / ub:.2f}")
+            items = ["__rand_int__"] * 1000
+            for plain, ours in (("SADD", "BF.MADD"), ("SMISMEMBER", "BF.MEXISTS")):
+                a, ua = bench(s, 1, plain, "set", *items, n=2000)
+                b, ub = bench(s, 1, ours, "bf", *items, n=2000)
+                print(f"  1000 items/command: {plain:<10} {a * 1000 / 1e6:.2f} M items/s  {ours:<10} "
+                      f"{b * 1000 / 1e6:.2f} M items/s end to end, {1000 / ub:.1f} M items/s in the server "
+                      f"({ub:.0f} us per command)")
+            r.execute_command("CMS.INITBYDIM", "cms", "10000", "5")
+            r.execute_command("TOPK.RESERVE", "topk", "100", "2000", "5", "0.9")
+            pairs = [x for _ in range(100) for x in ("__rand_int__", "1")]
+            for name, cmd in (("CMS.INCRBY", ["CMS.INCRBY", "cms", *pairs]),
+                              ("TOPK.ADD", ["TOPK.ADD", "topk", *["__rand_int__"] * 100])):
+                a, ua = bench(s, 1, *cmd, n=5000)
+                print(f"  100 items/command: {name:<10} {a * 100 / 1e6:.2f} M items/s end to end, "
+                      f"{100 / ua:.1f} M items/s in the server")
 
         print("\nmemory (used_memory growth without client buffers) at p = 1%")
         for n in ((1_000_000,) if QUICK else (1_000_000, 10_000_000)):
@@ -156,32 +194,39 @@ def main():
                   f"SET/BF {set_bytes / bf_bytes:5.1f}  ({bf_bytes * 8 / n:.2f} bits/item)")
         r.flushall()
 
-        print("\nbits per item against RedisBloom's rule (filled to the reserved capacity)")
-        print("  p       capacity  filled     layers  ours   RedisBloom  ours/RB  measured rate")
+        print("\nbits per item against RedisBloom's rule (filled to the reserved capacity);")
+        print("words: bits of the filters' words; memory: the words as allocated, each layer in its")
+        print("jemalloc size class (ours with the hook's 72 bytes of padding; RedisBloom's Calloc)")
+        print("  p       capacity  filled     layers  ours   RedisBloom  ours/RB  measured rate"
+              "  memory ours  RB     ours/RB")
         strangers = 20000 if QUICK else 100000
         for p, capacity, filled in ((0.01, 100000, 100000), (0.001, 100000, 100000),
-                                    (0.01, 10000, 100000), (0.01, 100, 100000),
-                                    (0.1, 100000, 100000)):
+                                    (0.01, 50000, 100000), (0.01, 25000, 100000),
+                                    (0.01, 10000, 100000), (0.01, 3000, 100000),
+                                    (0.01, 100, 100000), (0.1, 100000, 100000)):
             r.flushall()
             r.execute_command("BF.RESERVE", "f", p, capacity)
             fill(r, "BF.MADD", "f", filled)
+            ours, grown = our_allocated(r, "f")
             info = r.execute_command("BF.INFO", "f")
-            layers, size = info[5], info[3]
-            ours = (size - 300) * 8  # Size includes a few hundred bytes of bookkeeping
+            layers = info[5]
             rb = redisbloom_bits(capacity, p, layers)
             hits = 0
             for b in range(0, strangers, 1000):
                 hits += sum(r.execute_command("BF.MEXISTS", "f",
                                               *[f"stranger:{i}" for i in range(b, b + 1000)]))
             cap_total = info[1]
+            rb_mem = redisbloom_allocated(capacity, p, layers)
             print(f"  {p:<6} {capacity:>9} {filled:>9} {layers:>6}  {ours / cap_total:6.2f} "
-                  f"{rb / cap_total:10.2f}  {ours / rb:7.2f}  {hits / strangers:.4%}")
+                  f"{rb / cap_total:10.2f}  {ours / rb:7.2f}  {hits / strangers:.4%}"
+                  f"      {grown * 8 / cap_total:6.2f} {rb_mem * 8 / cap_total:6.2f}  {grown / rb_mem:5.2f}")
         r.flushall()
         r.execute_command("BF.RESERVE", "n", 0.01, 100000, "NONSCALING")
-        info = r.execute_command("BF.INFO", "n")
-        ours = (info[3] - 300) * 8
+        ours, grown = our_allocated(r, "n")
         rb = (int(100000 * -math.log(0.01) / 0.480453013918201) + 63) // 64 * 64
-        print(f"  NONSCALING p=0.01 capacity 100000: ours {ours / 100000:.2f}, RedisBloom {rb / 100000:.2f} bits/item")
+        print(f"  NONSCALING p=0.01 capacity 100000: ours {ours / 100000:.2f}, RedisBloom "
+              f"{rb / 100000:.2f} bits/item; memory {grown * 8 / 100000:.2f} against "
+              f"{jemalloc_class(rb // 8) * 8 / 100000:.2f}")
     finally:
         s.stop()
 

@@ -66,3 +66,47 @@ def test_maxmemory_refuses_creations_once_sketches_fill_it(make_server, kind):
     assert c.execute_command("CMS.QUERY", "small", "a") == [0]  # reads still work
     c.delete("first")
     create(c, kind, "again")  # room again once the first is gone
+
+
+def test_topk_long_leader_names_are_counted(raw):
+    """A leader's name longer than 15 bytes is a separate allocation; it too
+    comes from RedisModule_Alloc (top_k keeps its names in hooked strings),
+    so 2,000 names of 200 bytes move used_memory by at least their 402,000
+    bytes beyond the sketch's arrays, and DEL gives them back."""
+    k, width, depth = 2000, 1000, 4
+    arrays = width * depth * 8 + k * (40 + 4) + 256 * 8  # buckets, heap slots, fingerprints, decay table
+    baseline = used(raw)
+    raw.execute_command("TOPK.RESERVE", "names", k, width, depth, "0.9")
+    short = used(raw) - baseline
+    assert arrays <= short <= arrays * 1.25 + SLACK
+    names = [f"{i:04d}" + "n" * 196 for i in range(k)]
+    for b in range(0, k, 500):
+        raw.execute_command("TOPK.ADD", "names", *names[b:b + 500])
+    listed = raw.execute_command("TOPK.LIST", "names")
+    assert len(listed) == k  # every name is a leader: the heap was never full
+    grown = used(raw) - baseline
+    assert grown >= short + k * 201, (short, grown)
+    assert raw.memory_usage("names") >= width * depth * 8 + k * (40 + 201)
+    raw.delete("names")
+    assert abs(used(raw) - baseline) < SLACK
+
+
+def test_bf_layer_fills_its_size_class(server, raw):
+    """A layer's words are grown to the jemalloc size class they land in
+    (bloom_chain.hpp): 1M items at 1 % need 1.243 MiB at the first layer's
+    rate of 0.8 %, and take the whole 1.25 MiB class -- no more memory, and
+    the rounding bought as bits. Where the server's allocations are not
+    jemalloc's (a sanitizer runtime preloaded into redis-server serves
+    malloc), the module says so in the log at load and keeps the sizes as
+    computed: then the layer has exactly blocked_size_for's 1,303,616 bytes."""
+    baseline = used(raw)
+    raw.execute_command("BF.RESERVE", "bf", "0.01", "1000000")
+    grown = used(raw) - baseline
+    size = raw.execute_command("BF.INFO", "bf", "SIZE")[0]
+    if "not jemalloc's size classes" in server.log_text():
+        words = 1303616
+        assert words <= size <= words + 1024
+        return
+    words = (1310720 - 72) // 64 * 64  # the class, less the cache-line padding, in 64-byte blocks
+    assert words <= size <= words + 1024  # plus the object and layer table
+    assert 1310720 <= grown < 1310720 + SLACK, grown

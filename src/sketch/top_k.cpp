@@ -166,8 +166,9 @@ std::optional<std::string> top_k::add(std::string_view item, std::uint32_t incre
     return std::nullopt;
   }
   std::optional<std::string> expelled;
-  if (heap_[0].count > 0) expelled = std::move(heap_[0].item);
-  heap_[0] = {std::string(item), max_count};
+  if (heap_[0].count > 0) expelled = std::string(heap_[0].item);
+  heap_[0].item.assign(item);  // reuses the slot's buffer when it is large enough
+  heap_[0].count = max_count;
   heap_fp_[0] = h.fingerprint;
   sift(0);
   return expelled;
@@ -188,10 +189,17 @@ std::uint32_t top_k::count(std::string_view item) const {
   return best;
 }
 
+std::vector<top_k::entry> top_k::heap() const {
+  std::vector<entry> out;
+  out.reserve(heap_.size());
+  for (const slot& s : heap_) out.push_back({std::string(s.item), s.count});
+  return out;
+}
+
 std::vector<top_k::entry> top_k::list() const {
   std::vector<entry> out;
-  for (const entry& e : heap_) {
-    if (e.count > 0) out.push_back(e);
+  for (const slot& s : heap_) {
+    if (s.count > 0) out.push_back({std::string(s.item), s.count});
   }
   std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) {
     return a.count != b.count ? a.count > b.count : a.item < b.item;
@@ -200,8 +208,9 @@ std::vector<top_k::entry> top_k::list() const {
 }
 
 std::size_t top_k::memory_bytes() const noexcept {
-  std::size_t bytes = buckets_.size() * sizeof(bucket) + heap_.size() * (sizeof(entry) + 4);
-  for (const entry& e : heap_) bytes += e.item.capacity() > 15 ? e.item.capacity() : 0;
+  std::size_t bytes = buckets_.size() * sizeof(bucket) + heap_.size() * (sizeof(slot) + 4);
+  // A name beyond the inline buffer owns capacity + 1 bytes (the terminator).
+  for (const slot& s : heap_) bytes += s.item.capacity() > 15 ? s.item.capacity() + 1 : 0;
   return bytes;
 }
 
@@ -228,7 +237,10 @@ top_k top_k::from_state(std::uint32_t k, std::uint32_t width, std::uint32_t dept
     }
   }
   t.buckets_.assign(buckets.begin(), buckets.end());
-  t.heap_.assign(std::make_move_iterator(heap.begin()), std::make_move_iterator(heap.end()));
+  for (std::size_t i = 0; i < heap.size(); ++i) {
+    t.heap_[i].item.assign(heap[i].item);
+    t.heap_[i].count = heap[i].count;
+  }
   for (std::size_t i = 0; i < t.heap_.size(); ++i) {
     t.heap_fp_[i] = t.heap_[i].count > 0 ? hash_item(t.heap_[i].item, seed).fingerprint : 0;
   }

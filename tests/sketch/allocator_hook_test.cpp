@@ -71,9 +71,29 @@ TEST_F(AllocatorHook, TopKArraysGoThroughTheHook) {
     EXPECT_EQ(live_bytes, expected);  // adding allocates no array
     const auto again = ringbloom::top_k::from_state(
         t.k(), t.width(), t.depth(), t.decay(), t.seed(), t.rng_state(),
-        {t.buckets().begin(), t.buckets().end()}, {t.heap().begin(), t.heap().end()});
+        {t.buckets().begin(), t.buckets().end()}, t.heap());
     EXPECT_EQ(again, t);
     EXPECT_EQ(live_bytes, 2 * expected);
+  }
+  EXPECT_EQ(live_bytes, 0u);
+}
+
+TEST_F(AllocatorHook, TopKLongLeaderNamesGoThroughTheHook) {
+  {
+    ringbloom::top_k t(10, 2000, 4);
+    const std::size_t arrays = live_bytes;
+    // 10 leaders of 40 bytes each: each name beyond the 15-byte inline
+    // buffer owns at least 41 bytes, all of them from the hook.
+    for (int round = 0; round < 3; ++round) {
+      for (int i = 0; i < 10; ++i) t.add(std::string(36, 'x') + std::to_string(1000 + i));
+    }
+    ASSERT_EQ(t.list().size(), 10u);
+    EXPECT_GE(live_bytes, arrays + 10 * 41);
+    EXPECT_EQ(live_bytes, t.memory_bytes() + 256u * 8);  // memory_bytes counts all but the table
+    const auto again = ringbloom::top_k::from_state(
+        t.k(), t.width(), t.depth(), t.decay(), t.seed(), t.rng_state(),
+        {t.buckets().begin(), t.buckets().end()}, t.heap());
+    EXPECT_EQ(again, t);
   }
   EXPECT_EQ(live_bytes, 0u);
 }

@@ -89,7 +89,9 @@ class top_k {
   [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
   [[nodiscard]] std::span<const bucket> buckets() const noexcept { return buckets_; }
   /// The heap slots in heap order (empty slots have an empty item and count 0).
-  [[nodiscard]] std::span<const entry> heap() const noexcept { return heap_; }
+  /// A copy: the sketch keeps its names in the allocator hook's memory
+  /// (every byte of a Top-K goes through the hook), so this converts them.
+  [[nodiscard]] std::vector<entry> heap() const;
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
   /// A sketch from saved state; throws data_error when sizes disagree or the
@@ -104,6 +106,15 @@ class top_k {
   }
 
  private:
+  /// A name in hooked memory: a leader's name longer than the string's
+  /// inline buffer (15 bytes) is allocated too, and must be counted.
+  using hooked_string = std::basic_string<char, std::char_traits<char>, hooked_allocator<char>>;
+  struct slot {
+    hooked_string item;
+    std::uint32_t count = 0;
+    friend bool operator==(const slot&, const slot&) = default;
+  };
+
   [[nodiscard]] bool decays(std::uint32_t count);
   [[nodiscard]] std::ptrdiff_t find_in_heap(std::string_view item, std::uint32_t fp) const;
   void sift(std::size_t at);
@@ -117,7 +128,7 @@ class top_k {
   std::uint64_t rng_;
   hooked_vector<double> decay_table_;     // decay^c for c < 256
   hooked_vector<bucket> buckets_;         // row-major
-  hooked_vector<entry> heap_;             // min-heap by count, size k
+  hooked_vector<slot> heap_;              // min-heap by count, size k
   hooked_vector<std::uint32_t> heap_fp_;  // fingerprints of heap_, scanned by find_in_heap
 };
 
