@@ -30,7 +30,7 @@
 // allocator's size class it lands in (set_size_class(); jemalloc rounds a
 // 1.3 MiB array up to 1.5 MiB): the rounding is paid anyway, so it buys bits
 // (a lower rate, with the number of hashes chosen again) instead of being
-// wasted. Without set_size_class() nothing is rounded. Every item is hashed
+// wasted. Without set_size_class() (the library's tests) nothing is rounded. Every item is hashed
 // once (XXH3-128, seed 0) for all layers.
 //
 // Limits: a chain never allocates more than `max_bytes` of words in total

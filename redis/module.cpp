@@ -139,12 +139,16 @@ std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
   return std::max(bytes, (jemalloc_class(bytes + padding) - padding) / 64 * 64);
 }
 
-// Layers grow to their size class only when the server's allocator is
-// jemalloc's classes, as checked here with RedisModule_MallocSize (a server
-// built with libc malloc keeps the sizes as computed). Sizes from this rule
-// are the same on every server with jemalloc, so a replica sizes a layer as
-// its master does.
+// Layers grow to jemalloc's size classes (Redis's default allocator) on
+// every server, whatever it was built with: a layer's size is a function of
+// (capacity, rate) alone, so a master and its replicas, which both run the
+// BF commands, size every layer alike and their values stay identical (DEBUG
+// DIGEST-VALUE agrees). Where the allocator is not jemalloc's (libc malloc,
+// or a sanitizer runtime preloaded), RedisModule_MallocSize shows it at
+// load; the log says so, since the growth then buys bits without saving
+// rounding there.
 void install_size_classes(api::Ctx* ctx) {
+  bloom_chain::set_size_class(words_in_class);
   for (const std::size_t bytes :
        {std::size_t{100}, std::size_t{5000}, std::size_t{40000}, std::size_t{1300000}}) {
     void* p = api::TryAlloc(bytes);
@@ -154,11 +158,10 @@ void install_size_classes(api::Ctx* ctx) {
     if (usable != jemalloc_class(bytes)) {
       api::Log(ctx, "notice",
                "ringbloom: the server's allocator is not jemalloc's size classes; Bloom layers "
-               "are not grown to fill them");
+               "still fill jemalloc's classes, so that every server sizes them alike");
       return;
     }
   }
-  bloom_chain::set_size_class(words_in_class);
 }
 
 bool parse_settings(api::Ctx* ctx, api::String** argv, int argc) {

@@ -95,18 +95,17 @@ def test_bf_layer_fills_its_size_class(server, raw):
     """A layer's words are grown to the jemalloc size class they land in
     (bloom_chain.hpp): 1M items at 1 % need 1.243 MiB at the first layer's
     rate of 0.8 %, and take the whole 1.25 MiB class -- no more memory, and
-    the rounding bought as bits. Where the server's allocations are not
-    jemalloc's (a sanitizer runtime preloaded into redis-server serves
-    malloc), the module says so in the log at load and keeps the sizes as
-    computed: then the layer has exactly blocked_size_for's 1,303,616 bytes."""
+    the rounding bought as bits. The size is the same where the server's
+    allocations are not jemalloc's (a sanitizer runtime preloaded into
+    redis-server serves malloc), so that replicas with another allocator
+    size layers alike; the module says so in the log at load, and only the
+    used_memory check needs jemalloc."""
     baseline = used(raw)
     raw.execute_command("BF.RESERVE", "bf", "0.01", "1000000")
     grown = used(raw) - baseline
     size = raw.execute_command("BF.INFO", "bf", "SIZE")[0]
-    if "not jemalloc's size classes" in server.log_text():
-        words = 1303616
-        assert words <= size <= words + 1024
-        return
     words = (1310720 - 72) // 64 * 64  # the class, less the cache-line padding, in 64-byte blocks
     assert words <= size <= words + 1024  # plus the object and layer table
+    if "not jemalloc's size classes" in server.log_text():
+        return
     assert 1310720 <= grown < 1310720 + SLACK, grown
