@@ -25,6 +25,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "items.hpp"
 #include "module.hpp"
@@ -44,6 +45,21 @@ struct py_filter {
 using filter_ptr = std::unique_ptr<py_filter>;
 
 filter_ptr wrap(any_filter f) { return std::make_unique<py_filter>(std::move(f)); }
+
+// A static filter (fuse8, fuse16) takes no change once built: ValueError
+// (docs/python.md, Errors), with the Python way to rebuild it. Checked before
+// anything is read from a batch or a file, so nothing is half-done. The kind
+// of a BloomFilter never changes, so it is read without the lock.
+void refuse_static(filter_kind kind, std::string_view operation) {
+  if (!is_static_kind(kind)) return;
+  const std::string name(filter_kind_name(kind));
+  throw py::value_error("cannot " + std::string(operation) + " a " + name +
+                        " filter: it is static, built once from its whole key set; rebuild it "
+                        "from the whole key set with BloomFilter.build(keys, kind='" +
+                        name +
+                        "'), or use a blocked filter (BloomFilter.for_capacity) for a set "
+                        "that changes");
+}
 
 // A filter that owns its words: a mapped (read-only) filter is copied out
 // through the file format, others are copied directly.
@@ -78,6 +94,7 @@ std::size_t contains_chunk(const Filter& f, std::span<const std::string_view> it
 }
 
 void add_many(py_filter& self, py::handle items) {
+  refuse_static(self.filter.kind(), "add to");
   const item_batch batch(items);
   const py::gil_scoped_release no_gil;
   const std::unique_lock lock(self.mutex);
@@ -109,6 +126,7 @@ py::array_t<bool> may_contain_many(const py_filter& self, py::handle items) {
 }
 
 std::size_t remove_many(py_filter& self, py::handle items) {
+  refuse_static(self.filter.kind(), "remove from");
   const item_batch batch(items);
   const py::gil_scoped_release no_gil;
   const std::unique_lock lock(self.mutex);
@@ -165,6 +183,26 @@ filter_ptr from_size(py::handle bits, py::handle hashes, std::string_view kind,
   return wrap(make_filter(spec));
 }
 
+// A static filter of the batch's items: their key hashes (duplicates count
+// once), then the library's construction, with the GIL released.
+filter_ptr build(py::handle items, std::string_view kind, py::handle seed) {
+  const filter_kind k = parse_filter_kind(kind);
+  if (!is_static_kind(k)) {
+    throw py::value_error("BloomFilter.build builds the static kinds fuse8 and fuse16, not " +
+                          std::string(kind) +
+                          "; create that kind empty with BloomFilter.for_capacity, then add_many");
+  }
+  const std::uint64_t s = to_count(seed, "seed");
+  const item_batch batch(items);
+  const py::gil_scoped_release no_gil;
+  std::vector<std::uint64_t> hashes;
+  hashes.reserve(batch.size());
+  for_each_chunk(batch, [&](std::size_t, std::span<const std::string_view> chunk) {
+    for (const std::string_view item : chunk) hashes.push_back(fuse8_filter::key_hash(item, s));
+  });
+  return wrap(build_fuse_filter(k, hashes, s));
+}
+
 filter_ptr from_bytes(py::bytes data) {
   const std::string_view bytes = data;
   return wrap(deserialize_filter(bytes));
@@ -182,6 +220,7 @@ py::bytes to_bytes(const py_filter& self) {
 
 // In-place union or intersection, both filters locked (the other shared).
 void combine(py_filter& self, const py_filter& other, bool intersect) {
+  refuse_static(self.filter.kind(), intersect ? "intersect into" : "merge into");
   const py::gil_scoped_release no_gil;
   if (&self == &other) {
     const std::unique_lock lock(self.mutex);
@@ -254,12 +293,23 @@ void bind_stats(py::module_& m) {
       });
 }
 
+// size_for and fpr_for answer for the Bloom kinds; a fuse filter has no
+// (bits, hashes) to choose.
+void refuse_sizing(filter_kind kind) {
+  if (!is_static_kind(kind)) return;
+  throw py::value_error(std::string("a ") + std::string(filter_kind_name(kind)) +
+                        " filter is not sized by (bits, hashes): BloomFilter.build sizes it from "
+                        "its key count and its rate is fixed (1/256 for fuse8, 1/65536 for "
+                        "fuse16); size_for and fpr_for answer for the Bloom kinds");
+}
+
 void bind_sizing(py::module_& m) {
   m.def(
       "size_for",
       [](py::handle capacity, double fpr, std::string_view kind) {
         const std::uint64_t n = to_count(capacity, "capacity");
         const filter_kind k = parse_filter_kind(kind);
+        refuse_sizing(k);
         const bool blocked = k == filter_kind::blocked || k == filter_kind::blocked64;
         const filter_size size =
             blocked ? bloom_math::blocked_size_for(n, fpr) : bloom_math::classic_size_for(n, fpr);
@@ -275,6 +325,7 @@ void bind_sizing(py::module_& m) {
         const std::uint32_t k = to_count32(hashes, "hashes");
         if (m_bits == 0 || k == 0) throw py::value_error("bits and hashes must be at least 1");
         const filter_kind fk = parse_filter_kind(kind);
+        refuse_sizing(fk);
         if (fk == filter_kind::blocked || fk == filter_kind::blocked64) {
           if (m_bits % 512 != 0 || k > max_blocked_hashes) {
             throw py::value_error(
@@ -297,7 +348,9 @@ void bind_filter(py::module_& m) {
   py::class_<py_filter>(m, "BloomFilter", R"doc(
 A Bloom filter of any kind: "blocked" (the default), "blocked64" (the blocked
 layout placed by a 64-bit hash: faster lookups, same rate), "classic",
-"counting" or "scalable". Answers "definitely not" (False) or "maybe" (True); never a false
+"counting" or "scalable", all created empty; or a static "fuse8" / "fuse16"
+filter built once from its whole key set (BloomFilter.build), which takes no
+change after. Answers "definitely not" (False) or "maybe" (True); never a false
 negative. Items are str (hashed as UTF-8) or bytes: "a" and b"a" are the same
 item. Files are those of the CLI and the C++ library.
 
@@ -327,6 +380,11 @@ item. Files are those of the CLI and the C++ library.
           "Opens a filter file read-only through mmap (lookups read the page cache; the "
           "checksum is verified once). Changing it raises ValueError; copy() gives a writable "
           "copy.")
+      .def_static("build", &build, py::arg("keys"), py::arg("kind") = "fuse8", py::arg("seed") = 0,
+                  "A static filter (kind fuse8 or fuse16) of every key of `keys` (an iterable or "
+                  "numpy array, as add_many takes), as `ringbloom bloom create --kind fuse8 "
+                  "--from` builds it: about 9 (fuse8) or 18 (fuse16) bits per key, rate 1/256 or "
+                  "1/65536. It takes no change after: rebuild it from the whole key set.")
       .def_static("from_bytes", &from_bytes, py::arg("data"),
                   "A filter from a file's bytes (to_bytes()). ringbloom.DataError if corrupt.")
       .def_static(
@@ -335,6 +393,7 @@ item. Files are those of the CLI and the C++ library.
             const item_batch batch(items);
             const py::gil_scoped_release no_gil;
             update_filter_file(path, [&](any_filter& f) {
+              refuse_static(f.kind(), "add to");
               std::visit(
                   [&](auto& filter) {
                     for_each_chunk(batch, [&](std::size_t, std::span<const std::string_view> c) {
@@ -370,6 +429,7 @@ item. Files are those of the CLI and the C++ library.
           [](py_filter& self, py::handle item) {
             std::string scratch;
             const std::string_view bytes = item_view(item, scratch);
+            refuse_static(self.filter.kind(), "add to");
             const std::unique_lock lock(self.mutex);
             self.filter.add(bytes);
           },
@@ -387,6 +447,7 @@ item. Files are those of the CLI and the C++ library.
           [](py_filter& self, py::handle item) {
             std::string scratch;
             const std::string_view bytes = item_view(item, scratch);
+            refuse_static(self.filter.kind(), "remove from");
             const std::unique_lock lock(self.mutex);
             self.filter.remove(bytes);
           },
@@ -422,8 +483,8 @@ item. Files are those of the CLI and the C++ library.
                   } else {
                     throw std::invalid_argument(
                         "words() needs a classic, blocked, blocked64 or counting filter; a "
-                        "scalable "
-                        "filter keeps one array per layer");
+                        "scalable filter keeps one array per layer, a fuse filter an array of "
+                        "fingerprints (explain() shows an item's three)");
                   }
                 },
                 self.filter.variant());

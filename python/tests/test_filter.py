@@ -247,3 +247,88 @@ def test_blocked64_is_its_own_kind_with_the_blocked_sizing():
     assert ringbloom.BloomFilter.from_bytes(f.to_bytes()) == f
     with pytest.raises(ValueError, match="blocked64"):
         ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked64", hash="sha256")
+
+
+STATIC = ["fuse8", "fuse16"]
+
+
+@pytest.mark.parametrize("kind", STATIC)
+def test_static_filter_is_built_from_its_keys_and_answers(kind):
+    keys = [f"user:{i}" for i in range(2000)]
+    f = ringbloom.BloomFilter.build(keys, kind=kind)
+    assert f.kind == kind and f.read_only
+    assert f.may_contain_many(keys).all()  # never a false negative
+    # False positives among 200,000 strangers: expected 781 (fuse8, 1/256) and
+    # 3.1 (fuse16, 1/65536); the bounds are twice and three times that.
+    strangers = np.array([f"other:{i}".encode() for i in range(200_000)])
+    false_positives = int(f.may_contain_many(strangers).sum())
+    assert false_positives <= (1562 if kind == "fuse8" else 9)
+    g = ringbloom.BloomFilter.build(np.array([k.encode() for k in keys]), kind=kind)
+    assert g.to_bytes() == f.to_bytes()  # a numpy S array holds the same keys
+    with_duplicates = ringbloom.BloomFilter.build(keys + keys[:10], kind=kind)
+    assert with_duplicates.may_contain_many(keys).all()  # a repeated key is no error
+    assert pickle.loads(pickle.dumps(f)) == f
+
+
+@pytest.mark.parametrize("kind", STATIC)
+def test_python_builds_the_static_filter_the_cli_builds(kind, cli, tmp_path):
+    keys = [f"k{i}" for i in range(500)]
+    (tmp_path / "keys.txt").write_text("\n".join(keys) + "\n")
+    made = cli("bloom", "create", tmp_path / "cli.rbf", "--kind", kind, "--from",
+               tmp_path / "keys.txt")
+    assert made.returncode == 0, made.stderr
+    ours = ringbloom.BloomFilter.build(keys, kind=kind)
+    assert ours.to_bytes() == (tmp_path / "cli.rbf").read_bytes()
+
+
+def changes(f, other):
+    return {
+        "add": lambda: f.add("x"),
+        "add_many": lambda: f.add_many(["x", "y"]),
+        "add_many(uint64)": lambda: f.add_many(np.array([1, 2], dtype=np.uint64)),
+        "remove": lambda: f.remove("k1"),
+        "remove_many": lambda: f.remove_many(["k1"]),
+        "|=": lambda: f.__ior__(other),
+        "&=": lambda: f.__iand__(other),
+        "|": lambda: f | other,
+    }
+
+
+@pytest.mark.parametrize("kind", STATIC)
+def test_changing_a_static_filter_raises_value_error_saying_rebuild(kind, tmp_path):
+    f = ringbloom.BloomFilter.build(["k1", "k2", "k3"], kind=kind)
+    before = f.to_bytes()
+    for name, change in changes(f, f.copy()).items():
+        with pytest.raises(ValueError, match=f"static.*BloomFilter.build\\(keys, kind='{kind}'\\)"):
+            change()
+        assert f.to_bytes() == before, name  # nothing changed
+    f.save(tmp_path / "f.rbf")
+    with pytest.raises(ValueError, match="rebuild it from the whole key set"):
+        ringbloom.BloomFilter.add_to_file(tmp_path / "f.rbf", ["x"])
+    assert (tmp_path / "f.rbf").read_bytes() == before  # the file is untouched
+    with pytest.raises(ValueError, match="created empty"):
+        ringbloom.BloomFilter.for_capacity(100, 0.01, kind=kind)
+    with pytest.raises(ValueError, match="not sized by"):
+        ringbloom.size_for(100, 0.01, kind=kind)
+    with pytest.raises(ValueError, match="not sized by"):
+        ringbloom.fpr_for(100, 1024, 3, kind=kind)
+    with pytest.raises(ValueError, match="fuse filter an array of fingerprints"):
+        f.words()
+
+
+def test_build_refuses_the_bloom_kinds():
+    for kind in KINDS:
+        with pytest.raises(ValueError, match="static kinds fuse8 and fuse16"):
+            ringbloom.BloomFilter.build(["a"], kind=kind)
+
+
+def test_blocked64_takes_additions_and_refuses_removal_with_value_error():
+    f = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked64")
+    f.add("a")
+    f.add_many(["b", "c"])
+    assert f.may_contain_many(["a", "b", "c"]).all()
+    f |= ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked64")
+    for remove in (lambda: f.remove("a"), lambda: f.remove_many(["a"])):
+        with pytest.raises(ValueError, match="remove needs a counting filter.*kind counting"):
+            remove()
+    assert "a" in f
