@@ -383,7 +383,8 @@ item. Files are those of the CLI and the C++ library.
       .def_static("build", &build, py::arg("keys"), py::arg("kind") = "fuse8", py::arg("seed") = 0,
                   "A static filter (kind fuse8 or fuse16) of every key of `keys` (an iterable or "
                   "numpy array, as add_many takes), as `ringbloom bloom create --kind fuse8 "
-                  "--from` builds it: about 9 (fuse8) or 18 (fuse16) bits per key, rate 1/256 or "
+                  "--from` builds it: about 9 (fuse8) or 18 (fuse16) bits per key for a large key "
+                  "set, rate 1/256 or "
                   "1/65536. It takes no change after: rebuild it from the whole key set.")
       .def_static("from_bytes", &from_bytes, py::arg("data"),
                   "A filter from a file's bytes (to_bytes()). ringbloom.DataError if corrupt.")

@@ -1,14 +1,18 @@
 // python/src/merkle.cpp: MerkleTree (ringbloom::merkle_tree) over hash
 // ranges, its top-down diff, tree files and rows files, and the range helpers
-// (intersect_ranges; HashRing.owned_ranges is in placement.cpp).
+// (intersect_ranges; HashRing.owned_ranges is in placement.cpp), and the row
+// comparison that turns a diff into differing keys (MerkleTree.differing_keys,
+// KeyDifference), as `ringbloom merkle diff --rows-a --rows-b`.
 //
 // Keys and values are str (UTF-8) or bytes, as items everywhere. Ranges are
 // lists of (first, last) tuples, inclusive, in the 64-bit key-hash space.
+#include <pybind11/operators.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +22,7 @@
 #include "items.hpp"
 #include "locked.hpp"
 #include "module.hpp"
+#include "ringbloom/error.hpp"
 #include "ringbloom/merkle/merkle_file.hpp"
 #include "ringbloom/merkle/merkle_ranges.hpp"
 #include "ringbloom/merkle/merkle_rows.hpp"
@@ -68,39 +73,152 @@ std::unique_ptr<tree> tree_from_bytes(py::bytes data) {
   return make_locked(deserialize_tree(bytes));
 }
 
-// Rows from a dict {key: value} or an iterable of (key, value) pairs, added
-// with the GIL released; returns how many fell inside the tree's ranges.
-std::size_t add_rows(tree& self, py::handle rows) {
-  py::list keys;
-  py::list values;
-  if (PyDict_Check(rows.ptr())) {
-    for (auto [k, v] : py::reinterpret_borrow<py::dict>(rows)) {
-      keys.append(k);
-      values.append(v);
+// Rows from a dict {key: value} or an iterable of (key, value) pairs, gathered
+// with the GIL into two batches readable without it.
+struct row_batch {
+  explicit row_batch(py::handle rows) : keys(gather(rows, 0)), values(gather(rows, 1)) {}
+
+  // The values' views, all at once (objects batches need no scratch).
+  [[nodiscard]] std::vector<std::string_view> value_views() const {
+    std::vector<std::string_view> views(values.size());
+    std::vector<char> scratch;
+    values.views(0, views, scratch);
+    return views;
+  }
+
+  item_batch keys;
+  item_batch values;
+
+ private:
+  // Column `column` (0 keys, 1 values) of the rows, as a list.
+  static py::list gather(py::handle rows, int column) {
+    py::list out;
+    if (PyDict_Check(rows.ptr())) {
+      for (auto [k, v] : py::reinterpret_borrow<py::dict>(rows)) out.append(column == 0 ? k : v);
+      return out;
     }
-  } else {
     for (py::handle row : py::iter(rows)) {
       const auto pair = row.cast<py::tuple>();
       if (pair.size() != 2) throw py::value_error("a row is a (key, value) pair");
-      keys.append(pair[0]);
-      values.append(pair[1]);
+      out.append(pair[column]);
     }
+    return out;
   }
-  const item_batch key_batch(keys);
-  const item_batch value_batch(values);
+};
+
+// Calls fn(key, value, row number from 1) for every row of the batch. Needs
+// no GIL.
+template <class Fn>
+void for_each_row(const row_batch& rows, Fn&& fn) {
+  const std::vector<std::string_view> values = rows.value_views();
+  for_each_chunk(rows.keys, [&](std::size_t first, std::span<const std::string_view> chunk) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      fn(chunk[i], values[first + i], static_cast<std::uint64_t>(first + i + 1));
+    }
+  });
+}
+
+// Adds rows with the GIL released; returns how many fell inside the tree's
+// ranges.
+std::size_t add_rows(tree& self, py::handle rows) {
+  const row_batch batch(rows);
   const py::gil_scoped_release no_gil;
-  std::vector<std::string_view> value_views(value_batch.size());
-  std::vector<char> scratch;  // objects batches need none
-  value_batch.views(0, value_views, scratch);
   std::size_t added = 0;
   self.write([&](merkle_tree& t) {
-    for_each_chunk(key_batch, [&](std::size_t first, std::span<const std::string_view> chunk) {
-      for (std::size_t i = 0; i < chunk.size(); ++i) {
-        added += t.add(chunk[i], value_views[first + i]) ? 1 : 0;
-      }
+    for_each_row(batch, [&](std::string_view k, std::string_view v, std::uint64_t) {
+      added += t.add(k, v) ? 1 : 0;
     });
   });
   return added;
+}
+
+// --- the row comparison (`ringbloom merkle diff --rows-a --rows-b`) -------------
+
+// One replica's rows: a rows file (str or os.PathLike: key<TAB>value lines),
+// or rows in memory (a dict or (key, value) pairs), gathered with the GIL.
+class row_source {
+ public:
+  explicit row_source(py::handle rows) {
+    if (PyUnicode_Check(rows.ptr()) ||
+        py::isinstance(rows, py::module_::import("os").attr("PathLike"))) {
+      path_ = rows.cast<std::filesystem::path>();
+    } else {
+      rows_.emplace(rows);
+    }
+  }
+
+  // Offers every row to `c`, then checks them against its tree; errors from
+  // a file name it, as the CLI's do. Needs no GIL.
+  void fill(row_collector& c) const {
+    if (rows_) {
+      for_each_row(*rows_, [&](std::string_view k, std::string_view v, std::uint64_t row) {
+        c.offer(k, v, row);
+      });
+      c.check_against_tree();
+      return;
+    }
+    const std::string name = path_.string();
+    try {
+      scan_rows_file(path_, [&](std::string_view k, std::string_view v, std::uint64_t line) {
+        c.offer(k, v, line);
+      });
+      c.check_against_tree();
+    } catch (const data_error& e) {
+      const std::string_view what = e.what();
+      if (what.starts_with(name)) throw;
+      throw data_error(name + ": " + std::string(what));
+    }
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::optional<row_batch> rows_;
+};
+
+// The keys whose rows differ between replica a (tree `self`, rows `rows_a`)
+// and replica b: the trees' diff, then the rows of the differing leaves
+// only, each side checked against its tree, compared by key.
+std::vector<key_difference> differing_keys(const tree& self, const tree& other, py::handle rows_a,
+                                           py::handle rows_b) {
+  const merkle_tree a = self.read([](const merkle_tree& t) { return t; });
+  const merkle_tree b = other.read([](const merkle_tree& t) { return t; });
+  const row_source source_a(rows_a);
+  const row_source source_b(rows_b);
+  const py::gil_scoped_release no_gil;
+  const merkle_diff d = diff(a, b);
+  if (d.empty()) return {};
+  row_collector collected_a(a, d.leaves);
+  row_collector collected_b(b, d.leaves);
+  source_a.fill(collected_a);
+  source_b.fill(collected_b);
+  return compare_rows(collected_a, collected_b);
+}
+
+py::object optional_item(const std::optional<std::string>& value) {
+  return value ? item_object(*value) : py::none();
+}
+
+void bind_key_difference(py::module_& m) {
+  py::class_<key_difference>(m, "KeyDifference",
+                             "One key whose rows differ between replicas a and b "
+                             "(MerkleTree.differing_keys).")
+      .def_property_readonly(
+          "key", [](const key_difference& k) { return item_object(k.key); },
+          "str when its bytes are UTF-8, else bytes")
+      .def_property_readonly(
+          "change", [](const key_difference& k) { return std::string(key_change_name(k.change)); },
+          "'only-in-a', 'only-in-b' or 'changed'")
+      .def_property_readonly(
+          "value_a", [](const key_difference& k) { return optional_item(k.value_a); },
+          "a's value, None when a lacks the key")
+      .def_property_readonly(
+          "value_b", [](const key_difference& k) { return optional_item(k.value_b); },
+          "b's value, None when b lacks the key")
+      .def(py::self == py::self)
+      .def("__repr__", [](const key_difference& k) {
+        return "KeyDifference(key=" + std::string(py::repr(item_object(k.key))) + ", change='" +
+               std::string(key_change_name(k.change)) + "')";
+      });
 }
 
 void bind_diff(py::module_& m) {
@@ -123,6 +241,7 @@ void bind_diff(py::module_& m) {
 
 void bind_merkle(py::module_& m) {
   bind_diff(m);
+  bind_key_difference(m);
   m.def(
       "intersect_ranges",
       [](py::handle a, py::handle b) {
@@ -201,6 +320,14 @@ two replicas find their differing ranges by comparing a few digests.
           py::arg("other"),
           "MerkleDiff: the differing leaves and ranges, top-down. ValueError unless both trees "
           "have the same depth, key hash and ranges.")
+      .def("differing_keys", &differing_keys, py::arg("other"), py::arg("rows_a"),
+           py::arg("rows_b"),
+           "The keys whose rows differ, sorted by key, as `ringbloom merkle diff A B --rows-a "
+           "--rows-b` lists them: this tree is replica a, `other` replica b; rows_a and rows_b "
+           "are the rows each was built from, as a rows file path or a dict / (key, value) "
+           "pairs. Only the rows in the differing leaves are kept. ringbloom.DataError if a "
+           "side's rows do not add up to its tree or repeat a key there; ValueError if the "
+           "trees differ in depth, key hash or ranges; GIL released.")
       .def_property_readonly(
           "root",
           [](const tree& self) {

@@ -97,3 +97,80 @@ def test_bad_input(tmp_path):
     with pytest.raises(ValueError):
         t.remove("never", "added")  # its leaf has no rows
     assert t.rows == 0
+
+
+def write_rows(path, rows):
+    path.write_text("".join(f"{k}\t{v}\n" for k, v in rows.items()))
+
+
+def replica_b():
+    """ROWS with 3 keys changed, 2 removed, 2 added, and a value with a TAB."""
+    b = dict(ROWS)
+    for i in (5, 700, 1999):
+        b[f"key-{i}"] = f"new\tvalue-{i}"
+    del b["key-17"], b["key-1234"]
+    b["key-extra-1"] = "x"
+    b["key-extra-2"] = "y"
+    return b
+
+
+def as_cli_json(keys):
+    return [{"key": k.key, "change": k.change, "value_a": k.value_a, "value_b": k.value_b}
+            for k in keys]
+
+
+def test_differing_keys_match_the_cli_diff_rows(cli, tmp_path):
+    b_rows = replica_b()
+    write_rows(tmp_path / "a.tsv", ROWS)
+    write_rows(tmp_path / "b.tsv", b_rows)
+    for side in "ab":
+        out = cli("merkle", "build", tmp_path / f"{side}.tsv", "-o", tmp_path / f"{side}.rbm",
+                  "--depth", "8")
+        assert out.returncode == 0, out.stderr
+    out = cli("merkle", "diff", tmp_path / "a.rbm", tmp_path / "b.rbm", "--rows-a",
+              tmp_path / "a.tsv", "--rows-b", tmp_path / "b.tsv", "--json")
+    assert out.returncode == 1, out.stderr  # 1: the trees differ
+    from_cli = json.loads(out.stdout)["keys"]
+    assert len(from_cli) == 7
+
+    a = ringbloom.MerkleTree.load(tmp_path / "a.rbm")
+    b = ringbloom.MerkleTree.load(tmp_path / "b.rbm")
+    from_files = a.differing_keys(b, tmp_path / "a.tsv", str(tmp_path / "b.tsv"))
+    assert as_cli_json(from_files) == from_cli
+    # Rows in memory (a dict, or pairs) give the same keys as the files.
+    assert a.differing_keys(b, ROWS, list(b_rows.items())) == from_files
+    changes = {k.key: k.change for k in from_files}
+    assert changes["key-5"] == "changed" and changes["key-17"] == "only-in-a"
+    assert changes["key-extra-1"] == "only-in-b"
+    assert next(k for k in from_files if k.key == "key-700").value_b == "new\tvalue-700"
+
+
+def test_differing_keys_of_equal_trees_is_empty_without_reading_rows(tmp_path):
+    a = ringbloom.MerkleTree(depth=6)
+    a.add_many(ROWS)
+    same = ringbloom.MerkleTree(depth=6)
+    same.add_many(ROWS)
+    assert a.differing_keys(same, tmp_path / "never.tsv", tmp_path / "read.tsv") == []
+
+
+def test_differing_keys_refuse_rows_that_are_not_the_trees(tmp_path):
+    a = ringbloom.MerkleTree(depth=6)
+    a.add_many(ROWS)
+    b_rows = replica_b()
+    b = ringbloom.MerkleTree(depth=6)
+    b.add_many(b_rows)
+    stale = dict(b_rows)
+    stale["key-5"] = "not what b was built from"
+    with pytest.raises(ringbloom.DataError, match="leaf"):
+        a.differing_keys(b, ROWS, stale)
+    write_rows(tmp_path / "b.tsv", b_rows)
+    with open(tmp_path / "b.tsv", "a") as f:
+        f.write("key-5\tnew\tvalue-5\n")  # key-5 twice
+    with pytest.raises(ringbloom.DataError, match=r"b\.tsv.*key-5.*twice"):
+        a.differing_keys(b, ROWS, tmp_path / "b.tsv")
+    with pytest.raises(OSError):
+        a.differing_keys(b, ROWS, tmp_path / "missing.tsv")
+    with pytest.raises(ValueError):
+        a.differing_keys(ringbloom.MerkleTree(depth=7), ROWS, ROWS)  # another depth
+    with pytest.raises(TypeError):
+        a.differing_keys(b, ROWS, [("k", 5)])
