@@ -208,7 +208,11 @@ std::vector<top_k::entry> top_k::list() const {
 }
 
 std::size_t top_k::memory_bytes() const noexcept {
-  std::size_t bytes = buckets_.size() * sizeof(bucket) + heap_.size() * (sizeof(slot) + 4);
+  // Every array the sketch allocates: its own table of decay powers (256
+  // doubles, 2 KiB, built per sketch from its decay), the buckets, and the
+  // heap slots with their fingerprints.
+  std::size_t bytes = decay_table_.capacity() * sizeof(double) + buckets_.size() * sizeof(bucket) +
+                      heap_.size() * (sizeof(slot) + sizeof(std::uint32_t));
   // A name beyond the inline buffer owns capacity + 1 bytes (the terminator).
   for (const slot& s : heap_) bytes += s.item.capacity() > 15 ? s.item.capacity() + 1 : 0;
   return bytes;

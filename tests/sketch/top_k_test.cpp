@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
 #include <set>
 #include <string>
@@ -50,6 +51,19 @@ TEST(TopK, ReportsTheExpelledItemAndListsLargestFirst) {
   EXPECT_FALSE(t.query("b"));
   EXPECT_EQ(t.count("a"), 10u);
   EXPECT_THROW((void)t.add("a", 0), std::invalid_argument);
+}
+
+TEST(TopK, MemoryCountsEveryArrayItOwnsTheDecayTableToo) {
+  // Each sketch builds its own table of decay^c for c < 256 (it depends on
+  // the sketch's decay): 2 KiB that MEMORY USAGE of a TOPK value must show.
+  const top_k t(10, 8, 7, 0.9);
+  const std::size_t buckets = 8u * 7 * sizeof(top_k::bucket);
+  const std::size_t heap = 10u * (sizeof(top_k::entry) + sizeof(std::uint32_t));
+  const std::size_t decay_table = 256u * sizeof(double);
+  EXPECT_EQ(t.memory_bytes(), buckets + heap + decay_table);
+  EXPECT_EQ(t.memory_bytes(), 8u * 7 * 8 + 10u * 44 + 2048);  // x86-64 libstdc++: 2,936 bytes
+  const top_k other_decay(10, 8, 7, 0.5);
+  EXPECT_EQ(other_decay.memory_bytes(), t.memory_bytes());  // per sketch, whatever its decay
 }
 
 TEST(TopK, SameSeedSameResult) {

@@ -92,6 +92,9 @@ class top_k {
   /// A copy: the sketch keeps its names in the allocator hook's memory
   /// (every byte of a Top-K goes through the hook), so this converts them.
   [[nodiscard]] std::vector<entry> heap() const;
+  /// The bytes the sketch allocates (all through the allocator hook): the
+  /// buckets, the heap slots and fingerprints, the leaders' long names and
+  /// its 2 KiB table of decay powers. Not sizeof(top_k) itself.
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
   /// A sketch from saved state; throws data_error when sizes disagree or the
