@@ -73,10 +73,35 @@ std::unique_ptr<tree> tree_from_bytes(py::bytes data) {
   return make_locked(deserialize_tree(bytes));
 }
 
-// Rows from a dict {key: value} or an iterable of (key, value) pairs, gathered
-// with the GIL into two batches readable without it.
+// Rows from a dict {key: value} or an iterable of (key, value) pairs (read
+// once: a generator works), as a list of keys and a list of values.
+struct row_lists {
+  py::list keys;
+  py::list values;
+};
+
+row_lists gather_rows(py::handle rows) {
+  row_lists out;
+  if (PyDict_Check(rows.ptr())) {
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(rows)) {
+      out.keys.append(k);
+      out.values.append(v);
+    }
+    return out;
+  }
+  for (py::handle row : py::iter(rows)) {
+    const auto pair = row.cast<py::tuple>();
+    if (pair.size() != 2) throw py::value_error("a row is a (key, value) pair");
+    out.keys.append(pair[0]);
+    out.values.append(pair[1]);
+  }
+  return out;
+}
+
+// The rows as two batches, gathered with the GIL, readable without it.
 struct row_batch {
-  explicit row_batch(py::handle rows) : keys(gather(rows, 0)), values(gather(rows, 1)) {}
+  explicit row_batch(const row_lists& lists) : keys(lists.keys), values(lists.values) {}
+  explicit row_batch(py::handle rows) : row_batch(gather_rows(rows)) {}
 
   // The values' views, all at once (objects batches need no scratch).
   [[nodiscard]] std::vector<std::string_view> value_views() const {
@@ -88,22 +113,6 @@ struct row_batch {
 
   item_batch keys;
   item_batch values;
-
- private:
-  // Column `column` (0 keys, 1 values) of the rows, as a list.
-  static py::list gather(py::handle rows, int column) {
-    py::list out;
-    if (PyDict_Check(rows.ptr())) {
-      for (auto [k, v] : py::reinterpret_borrow<py::dict>(rows)) out.append(column == 0 ? k : v);
-      return out;
-    }
-    for (py::handle row : py::iter(rows)) {
-      const auto pair = row.cast<py::tuple>();
-      if (pair.size() != 2) throw py::value_error("a row is a (key, value) pair");
-      out.append(pair[column]);
-    }
-    return out;
-  }
 };
 
 // Calls fn(key, value, row number from 1) for every row of the batch. Needs

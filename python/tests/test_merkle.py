@@ -17,6 +17,9 @@ def test_insertion_order_and_str_bytes_do_not_matter():
     a = ringbloom.MerkleTree(depth=10)
     b = ringbloom.MerkleTree(depth=10)
     assert a.add_many(ROWS) == 2000
+    from_generator = ringbloom.MerkleTree(depth=10)
+    assert from_generator.add_many((k, v) for k, v in ROWS.items()) == 2000
+    assert from_generator == a
     for k, v in reversed(list(ROWS.items())):
         b.add(k.encode(), v)
     assert a == b and a.root == b.root and a.rows == 2000
@@ -137,8 +140,9 @@ def test_differing_keys_match_the_cli_diff_rows(cli, tmp_path):
     b = ringbloom.MerkleTree.load(tmp_path / "b.rbm")
     from_files = a.differing_keys(b, tmp_path / "a.tsv", str(tmp_path / "b.tsv"))
     assert as_cli_json(from_files) == from_cli
-    # Rows in memory (a dict, or pairs) give the same keys as the files.
+    # Rows in memory (a dict, pairs, a generator) give the same keys as the files.
     assert a.differing_keys(b, ROWS, list(b_rows.items())) == from_files
+    assert a.differing_keys(b, ((k, v) for k, v in ROWS.items()), b_rows) == from_files
     changes = {k.key: k.change for k in from_files}
     assert changes["key-5"] == "changed" and changes["key-17"] == "only-in-a"
     assert changes["key-extra-1"] == "only-in-b"
