@@ -164,15 +164,6 @@ auto built(Fn&& fn) {
   }
 }
 
-template <class Fn>
-auto with_path(const std::filesystem::path& path, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const data_error& e) {
-    throw data_error(fmt::format("{}: {}", path.string(), e.what()));
-  }
-}
-
 }  // namespace
 
 cuckoo_filter deserialize_cuckoo(std::string_view bytes) {
@@ -199,7 +190,7 @@ void save_cuckoo(const std::filesystem::path& path, const cuckoo_filter& filter)
 
 cuckoo_filter load_cuckoo(const std::filesystem::path& path) {
   const std::string bytes = io::read_file(path);
-  return with_path(path, [&] { return deserialize_cuckoo(bytes); });
+  return io::with_path(path, [&] { return deserialize_cuckoo(bytes); });
 }
 
 cuckoo_view view_cuckoo(std::string_view bytes, std::shared_ptr<const void> keepalive) {
@@ -218,7 +209,7 @@ cuckoo_view view_cuckoo(std::string_view bytes, std::shared_ptr<const void> keep
 cuckoo_view open_cuckoo_mapped(const std::filesystem::path& path) {
   const auto file = io::mapped_file::open(path);
   // A pipe's bytes are held by `file` too, so the view may point into them.
-  cuckoo_view v = with_path(path, [&] { return view_cuckoo(file->bytes(), file); });
+  cuckoo_view v = io::with_path(path, [&] { return view_cuckoo(file->bytes(), file); });
   file->advise_random();  // lookups probe two scattered buckets per sub-filter
   return v;
 }
@@ -226,7 +217,7 @@ cuckoo_view open_cuckoo_mapped(const std::filesystem::path& path) {
 void update_cuckoo_file(const std::filesystem::path& path,
                         const std::function<void(cuckoo_filter&)>& fn) {
   io::update_file_locked(path, [&](const std::string& current) {
-    cuckoo_filter f = with_path(path, [&] { return deserialize_cuckoo(current); });
+    cuckoo_filter f = io::with_path(path, [&] { return deserialize_cuckoo(current); });
     fn(f);
     return serialize_cuckoo(f);
   });

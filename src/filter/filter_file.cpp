@@ -495,9 +495,10 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
   const bool scalable = *kind == filter_kind::scalable;
   const bool fuse = is_static_kind(*kind);
   if (*kind == filter_kind::blocked64 && *hash != hash_kind::xxh3) {
-    corrupt(fmt::format("the filter file records hash {} for a blocked64 filter, which hashes "
-                        "with xxh3",
-                        hash_name(*hash)));
+    corrupt(
+        fmt::format("the filter file records hash {} for a blocked64 filter, which hashes "
+                    "with xxh3",
+                    hash_name(*hash)));
   }
   if (fuse && *hash != hash_kind::xxh3) {
     corrupt(fmt::format("the filter file records hash {} for a {} filter, which hashes with xxh3",
@@ -646,15 +647,6 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
   return scalable_bloom_filter::from_layers(fpr, growth, tightening, std::move(layers));
 }
 
-template <class Fn>
-auto with_path(const std::filesystem::path& path, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const data_error& e) {
-    throw data_error(fmt::format("{}: {}", path.string(), e.what()));
-  }
-}
-
 }  // namespace
 
 std::uint64_t serialized_size(const any_filter& filter) { return size_of(view_of(filter)); }
@@ -705,7 +697,7 @@ void save_filter(const std::filesystem::path& path, const any_filter& filter) {
 
 any_filter load_filter(const std::filesystem::path& path) {
   const std::string bytes = io::read_file(path);
-  return with_path(path, [&] { return parse(bytes, nullptr); });
+  return io::with_path(path, [&] { return parse(bytes, nullptr); });
 }
 
 any_filter open_filter_mapped(const std::filesystem::path& path) {
@@ -715,7 +707,7 @@ any_filter open_filter_mapped(const std::filesystem::path& path) {
   const auto file = io::mapped_file::open(path);
   const std::shared_ptr<const void> keepalive =
       file->mapped() ? std::shared_ptr<const void>(file) : nullptr;
-  any_filter f = with_path(path, [&] { return parse(file->bytes(), keepalive); });
+  any_filter f = io::with_path(path, [&] { return parse(file->bytes(), keepalive); });
   // Lookups probe scattered pages; do not read ahead around them.
   file->advise_random();
   return f;
@@ -724,7 +716,7 @@ any_filter open_filter_mapped(const std::filesystem::path& path) {
 void update_filter_file(const std::filesystem::path& path,
                         const std::function<void(any_filter&)>& fn) {
   io::update_file_locked(path, [&](const std::string& current) {
-    any_filter f = with_path(path, [&] { return parse(current, nullptr); });
+    any_filter f = io::with_path(path, [&] { return parse(current, nullptr); });
     fn(f);
     return serialize_filter(f);
   });
@@ -831,7 +823,7 @@ io::checkpointed_stream add_filter_stream(const std::filesystem::path& path,
   return io::checkpointed_stream(
       path,
       [path, items_in_file](std::string& file, std::span<const std::string_view> items) {
-        with_path(path, [&] { add_to_filter_bytes(file, items); });
+        io::with_path(path, [&] { add_to_filter_bytes(file, items); });
         if (items_in_file != nullptr) {
           *items_in_file = load_le<std::uint64_t>(
               reinterpret_cast<const unsigned char*>(file.data()) + off_items);

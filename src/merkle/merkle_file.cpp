@@ -9,6 +9,7 @@
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/format.hpp"
 
 namespace ringbloom {
 
@@ -208,11 +209,7 @@ void save_tree(const std::filesystem::path& path, const merkle_tree& tree) {
 
 merkle_tree load_tree(const std::filesystem::path& path) {
   const std::string bytes = io::read_file(path);
-  try {
-    return deserialize_tree(bytes);
-  } catch (const data_error& e) {
-    throw data_error(fmt::format("{}: {}", path.string(), e.what()));
-  }
+  return io::with_path(path, [&] { return deserialize_tree(bytes); });
 }
 
 }  // namespace ringbloom

@@ -273,15 +273,6 @@ any_sketch parse_topk(const reader& r, std::uint64_t size) {
   });
 }
 
-template <class Fn>
-auto with_path(const std::filesystem::path& path, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const data_error& e) {
-    throw data_error(fmt::format("{}: {}", path.string(), e.what()));
-  }
-}
-
 }  // namespace
 
 std::string_view sketch_kind_name(sketch_kind kind) noexcept {
@@ -369,7 +360,7 @@ sketch_kind kind_of(const mapped_sketch& sketch) noexcept {
 mapped_sketch open_sketch_mapped(const std::filesystem::path& path) {
   const auto file = io::mapped_file::open(path);
   // A pipe's bytes are held by `file` too, so the views may point into them.
-  mapped_sketch s = with_path(path, [&] { return view_sketch(file->bytes(), file); });
+  mapped_sketch s = io::with_path(path, [&] { return view_sketch(file->bytes(), file); });
   if (kind_of(s) == sketch_kind::count_min) file->advise_random();
   return s;
 }
@@ -380,7 +371,7 @@ void save_sketch(const std::filesystem::path& path, const any_sketch& sketch) {
 
 any_sketch load_sketch(const std::filesystem::path& path) {
   const std::string bytes = io::read_file(path);
-  return with_path(path, [&] { return deserialize_sketch(bytes); });
+  return io::with_path(path, [&] { return deserialize_sketch(bytes); });
 }
 
 namespace {
@@ -438,7 +429,7 @@ template top_k& sketch_as<top_k>(any_sketch&, const std::filesystem::path&);
 void update_sketch_file(const std::filesystem::path& path,
                         const std::function<void(any_sketch&)>& fn) {
   io::update_file_locked(path, [&](const std::string& current) {
-    any_sketch s = with_path(path, [&] { return deserialize_sketch(current); });
+    any_sketch s = io::with_path(path, [&] { return deserialize_sketch(current); });
     fn(s);
     return serialize_sketch(s);
   });

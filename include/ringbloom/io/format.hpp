@@ -29,8 +29,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
+
+#include "ringbloom/error.hpp"
 
 namespace ringbloom::io {
 
@@ -99,5 +102,17 @@ void check_envelope(std::string_view bytes, const envelope& e);
 /// Throws data_error: "<what>; the file is damaged or was not written by
 /// ringbloom, so restore it from a backup or recreate the <thing>".
 [[noreturn]] void corrupt(const envelope& e, std::string_view what);
+
+/// Runs `parse()` and returns what it returns; a data_error it throws is
+/// thrown again with the file's name in front ("PATH: what"), which is how
+/// every loader of the family names the file it refuses.
+template <class Parse>
+auto with_path(const std::filesystem::path& path, Parse&& parse) {
+  try {
+    return parse();
+  } catch (const data_error& e) {
+    throw data_error(path.string() + ": " + e.what());
+  }
+}
 
 }  // namespace ringbloom::io
