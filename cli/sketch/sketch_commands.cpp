@@ -99,6 +99,31 @@ std::uint64_t update_in_batches(std::string_view family, const std::string& file
   return n;
 }
 
+/// The shape of every `info` command: FILE opened read-only (memory-mapped
+/// where the layout allows), printed as `to_json(file, view)` with --json or
+/// as the one line `describe(file, view)`.
+template <class View, class ToJson, class Describe>
+void add_info_command(CLI::App& family, const std::string& description,
+                      const std::string& file_help, const std::string& example, ToJson to_json,
+                      Describe describe) {
+  struct opts {
+    std::string file;
+    bool json = false;
+  };
+  auto o = std::make_shared<opts>();
+  auto* cmd = family.add_subcommand("info", description);
+  cmd->add_option("file", o->file, file_help)->required();
+  cmd->add_flag("--json", o->json, "Print as JSON");
+  set_example(*cmd, example);
+  cmd->callback([o, to_json, describe] {
+    with_advice("check the file name", [&] {
+      const auto view = open_sketch_mapped_as<View>(o->file);
+      if (o->json) return print_json(to_json(o->file, view));
+      fmt::print("{}\n", describe(o->file, view));
+    });
+  });
+}
+
 // ============================== hll ==============================
 
 // Info as JSON for a sketch or its read-only mapped view (the same fields).
@@ -268,28 +293,16 @@ void add_hll(CLI::App& app) {
       });
     });
   }
-  {
-    struct opts {
-      std::string file;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = hll->add_subcommand("info", "Show a HyperLogLog's parameters and estimate");
-    cmd->add_option("file", o->file, "The HyperLogLog file")->required();
-    cmd->add_flag("--json", o->json, "Print as JSON");
-    set_example(*cmd, "ringbloom hll info visitors.hll --json");
-    cmd->callback([o] {
-      with_advice("check the file name", [&] {
-        const auto h = open_sketch_mapped_as<hll_view>(o->file);
-        if (o->json) return print_json(hll_json(o->file, h));
-        fmt::print(
+  add_info_command<hll_view>(
+      *hll, "Show a HyperLogLog's parameters and estimate", "The HyperLogLog file",
+      "ringbloom hll info visitors.hll --json", hll_json<hll_view>,
+      [](const std::string& file, const hll_view& h) {
+        return fmt::format(
             "{}: HyperLogLog, {} mode, p = {} ({} registers, {} bytes), seed {}, standard "
-            "error {:.2f}%, about {} distinct\n",
-            o->file, h.mode() == hll_mode::redis ? "Redis" : "native", h.precision(),
+            "error {:.2f}%, about {} distinct",
+            file, h.mode() == hll_mode::redis ? "Redis" : "native", h.precision(),
             h.register_count(), h.memory_bytes(), h.seed(), 100 * h.standard_error(), h.count());
       });
-    });
-  }
   {
     struct opts {
       std::string blob;
@@ -602,28 +615,16 @@ void add_cms(CLI::App& app) {
       });
     });
   }
-  {
-    struct opts {
-      std::string file;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = cms->add_subcommand("info", "Show a Count-Min sketch's parameters and bound");
-    cmd->add_option("file", o->file, "The Count-Min file")->required();
-    cmd->add_flag("--json", o->json, "Print as JSON");
-    set_example(*cmd, "ringbloom cms info hits.cms");
-    cmd->callback([o] {
-      with_advice("check the file name", [&] {
-        const auto c = open_sketch_mapped_as<count_min_view>(o->file);
-        if (o->json) return print_json(cms_json(o->file, c));
-        fmt::print(
+  add_info_command<count_min_view>(
+      *cms, "Show a Count-Min sketch's parameters and bound", "The Count-Min file",
+      "ringbloom cms info hits.cms", cms_json<count_min_view>,
+      [](const std::string& file, const count_min_view& c) {
+        return fmt::format(
             "{}: Count-Min {} x {}{}, total N = {}, estimates within +{:.1f} (eps x N) with "
-            "probability {:.4g}, {} bytes\n",
-            o->file, c.width(), c.depth(), c.conservative() ? " (conservative)" : "", c.total(),
+            "probability {:.4g}, {} bytes",
+            file, c.width(), c.depth(), c.conservative() ? " (conservative)" : "", c.total(),
             c.error_bound(), 1 - c.delta(), c.memory_bytes());
       });
-    });
-  }
 }
 
 // ============================== topk ==============================
@@ -792,25 +793,13 @@ void add_topk(CLI::App& app, context& ctx) {
       });
     });
   }
-  {
-    struct opts {
-      std::string file;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = topk->add_subcommand("info", "Show a Top-K's parameters");
-    cmd->add_option("file", o->file, "The Top-K file")->required();
-    cmd->add_flag("--json", o->json, "Print as JSON");
-    set_example(*cmd, "ringbloom topk info urls.topk");
-    cmd->callback([o] {
-      with_advice("check the file name", [&] {
-        const auto t = open_sketch_mapped_as<top_k>(o->file);  // decoded: variable-length heap
-        if (o->json) return print_json(topk_json(o->file, t));
-        fmt::print("{}: Top-K, k = {}, {} x {} buckets, decay {}, seed {}, {} leaders listed\n",
-                   o->file, t.k(), t.width(), t.depth(), t.decay(), t.seed(), t.list().size());
+  add_info_command<top_k>(  // decoded, not mapped: its heap holds variable-length items
+      *topk, "Show a Top-K's parameters", "The Top-K file", "ringbloom topk info urls.topk",
+      topk_json, [](const std::string& file, const top_k& t) {
+        return fmt::format(
+            "{}: Top-K, k = {}, {} x {} buckets, decay {}, seed {}, {} leaders listed", file, t.k(),
+            t.width(), t.depth(), t.decay(), t.seed(), t.list().size());
       });
-    });
-  }
 }
 
 }  // namespace
