@@ -8,37 +8,20 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
 #include "ringbloom/io/memory.hpp"
+#include "support/cli_run.hpp"
 
 namespace ringbloom {
 namespace {
 
 namespace fs = std::filesystem;
 
-class temp_dir {
- public:
-  temp_dir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() / ("ringbloom-cuckoo-mapped-test-" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using test::temp_dir;
 
 void write_bytes(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;

@@ -1,6 +1,7 @@
 // tests/cli_run.hpp: runs the built `ringbloom` binary for CLI tests.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ class temp_dir {
   ~temp_dir();
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   [[nodiscard]] std::string file(const std::string& name) const { return path_ + "/" + name; }
+  [[nodiscard]] std::filesystem::path operator/(const std::string& name) const {
+    return std::filesystem::path(path_) / name;
+  }
 
  private:
   std::string path_;
