@@ -147,6 +147,12 @@ TEST(Blocked64Filter, ScalarAvx2AndAvx512TestsAgreeOnRandomBlocks) {
     if (avx512) {
       ASSERT_EQ(expected, detail::blocked64_test_avx512(block.data(), h2, k))
           << "trial " << trial << " k " << k;
+      if (k <= 8) {
+        ASSERT_EQ(expected,
+                  detail::blocked64_test8_avx512(block.data(), static_cast<std::uint32_t>(h2),
+                                                 detail::blocked64_lane_mask(k)))
+            << "trial " << trial << " k " << k;
+      }
     }
   }
 }

@@ -119,8 +119,9 @@ class blocked64_bloom_filter {
     return detail::blocked64_test_avx2(block, h2, k_);
 #else
 #ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
-    if (path_ == simd_path::avx512) [[likely]]
-      return detail::blocked64_test_avx512(block, h2, k_);
+    if (avx512_lanes_ != 0) [[likely]]
+      return detail::blocked64_test8_avx512(block, static_cast<std::uint32_t>(h2), avx512_lanes_);
+    if (path_ == simd_path::avx512) return detail::blocked64_test_avx512(block, h2, k_);
     if (path_ == simd_path::avx2) return detail::blocked64_test_avx2(block, h2, k_);
 #endif
     return detail::blocked64_test_scalar(block, h2, k_);
@@ -199,6 +200,9 @@ class blocked64_bloom_filter {
   std::uint64_t blocks_ = 0;
   std::uint64_t seed_ = 0;
   std::uint32_t k_ = 0;
+  // detail::blocked64_lane_mask(k_) when the path is avx512 and k_ <= 8 (the
+  // one-round test, one branch on the hot path), else 0.
+  std::uint32_t avx512_lanes_ = 0;
   simd_path path_ = simd_path::scalar;
 };
 
