@@ -59,7 +59,8 @@ class streamed_add {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, in[0], 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    const int spawned = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    const test::sigpipe_default_in_child attr;
+    const int spawned = ::posix_spawn(&pid_, argv[0], &actions, attr.get(), argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(in[0]);
     in_ = in[1];

@@ -499,7 +499,8 @@ std::pair<int, std::string> run_with_terminal_stderr(const std::vector<std::stri
   for (auto& a : strings) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const test::sigpipe_default_in_child attr;
+  const int spawned = ::posix_spawn(&pid, argv[0], &actions, attr.get(), argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(slave);

@@ -1,6 +1,9 @@
 // tests/cli_run.hpp: runs the built `ringbloom` binary for CLI tests.
 #pragma once
 
+#include <spawn.h>
+
+#include <csignal>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -20,6 +23,33 @@ struct cli_result {
 /// Environment variables in `env` ("NAME=value") are added to the child's.
 cli_result run_cli(const std::vector<std::string>& args, const std::string& stdin_text = {},
                    const std::vector<std::string>& env = {});
+
+/// The CLI may exit before it has read all its stdin (a refused command
+/// does): writing to it must then fail with EPIPE in the test, not kill the
+/// test with SIGPIPE. So the test process ignores SIGPIPE, and the CLI it
+/// spawns gets the default action back (an ignored signal would stay ignored
+/// across exec, and the CLI's own behaviour on a closed pipe is under test).
+/// Every test that spawns the CLI itself passes get() as posix_spawn's
+/// attributes.
+class sigpipe_default_in_child {
+ public:
+  sigpipe_default_in_child() {
+    ::signal(SIGPIPE, SIG_IGN);
+    posix_spawnattr_init(&attr_);
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr_, &pipe_only);
+    posix_spawnattr_setflags(&attr_, POSIX_SPAWN_SETSIGDEF);
+  }
+  sigpipe_default_in_child(const sigpipe_default_in_child&) = delete;
+  sigpipe_default_in_child& operator=(const sigpipe_default_in_child&) = delete;
+  ~sigpipe_default_in_child() { posix_spawnattr_destroy(&attr_); }
+  [[nodiscard]] const posix_spawnattr_t* get() const noexcept { return &attr_; }
+
+ private:
+  posix_spawnattr_t attr_{};
+};
 
 /// A running CLI process talked to line by line, as a co-process: write a
 /// question, wait for its answer, write the next.
