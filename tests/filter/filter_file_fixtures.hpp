@@ -17,16 +17,15 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "support/cli_run.hpp"
 
 namespace ringbloom::filter_test {
 
@@ -36,30 +35,9 @@ inline std::string golden(const std::string& name) {
                        name);
 }
 
-/// A fresh directory under the system's temporary directory, removed with
-/// everything in it when the object goes out of scope.
-class temp_dir {
- public:
-  temp_dir() {
-    std::random_device rd;
-    path_ =
-        std::filesystem::temp_directory_path() / ("ringbloom-filter-test-" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::filesystem::path operator/(const std::string& name) const {
-    return path_ / name;
-  }
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+/// A fresh directory, removed with everything in it at the end of its scope
+/// (the tests' shared one; `dir / "f.rbf"` is a path in it).
+using test::temp_dir;
 
 /// Rewrites the trailing checksum (XXH3-64 of the bytes before it,
 /// little-endian) so that a deliberately edited field reaches the field checks.
