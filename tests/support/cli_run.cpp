@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +26,10 @@ namespace {
   throw std::runtime_error(std::string(what) + ": " + std::strerror(errno));
 }
 
+/// run_cli's bound on one run: far above any CLI test's need, so that a
+/// hung CLI fails its test instead of stalling CI.
+constexpr std::chrono::seconds run_cli_limit{600};
+
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
   for (auto& s : strings) out.push_back(s.data());
@@ -32,6 +38,66 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+child_exchange exchange_with_child(pid_t pid, int in, int out, int err,
+                                   const std::string& stdin_text,
+                                   std::chrono::steady_clock::time_point deadline) {
+  child_exchange result;
+  std::size_t written = 0;
+  int stdin_fd = in;
+  if (stdin_text.empty()) {
+    ::close(stdin_fd);
+    stdin_fd = -1;
+  } else {
+    ::fcntl(stdin_fd, F_SETFL, O_NONBLOCK);
+  }
+  std::array<int, 2> outputs{out, err};
+  std::array<char, 65536> buffer{};
+  while (outputs[0] >= 0 || outputs[1] >= 0 || stdin_fd >= 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    std::array<pollfd, 3> fds{
+        {{outputs[0], POLLIN, 0}, {outputs[1], POLLIN, 0}, {stdin_fd, POLLOUT, 0}}};
+    if (::poll(fds.data(), fds.size(), static_cast<int>(left.count())) < 0) {
+      if (errno == EINTR) continue;
+      fail("poll");
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
+      if (n > 0) {
+        (i == 0 ? result.out : result.err).append(buffer.data(), static_cast<std::size_t>(n));
+      } else {
+        ::close(fds[i].fd);
+        outputs[i] = -1;
+      }
+    }
+    if (stdin_fd >= 0 && fds[2].revents != 0) {
+      const ssize_t n = ::write(stdin_fd, stdin_text.data() + written, stdin_text.size() - written);
+      if (n > 0) written += static_cast<std::size_t>(n);
+      if (n < 0 || written == stdin_text.size()) {
+        ::close(stdin_fd);
+        stdin_fd = -1;
+      }
+    }
+  }
+  for (const int fd : {outputs[0], outputs[1], stdin_fd}) {
+    if (fd >= 0) ::close(fd);
+  }
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) fail("wait4");
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.max_rss_kb = usage.ru_maxrss;
+  return result;
+}
 
 cli_result run_cli(const std::vector<std::string>& args, const std::string& stdin_text,
                    const std::vector<std::string>& env) {
@@ -69,49 +135,11 @@ cli_result run_cli(const std::vector<std::string>& args, const std::string& stdi
     fail("posix_spawn");
   }
 
-  // Feed stdin and drain stdout/stderr together so that neither side blocks.
-  cli_result result;
-  std::size_t written = 0;
-  int stdin_fd = in[1];
-  if (stdin_text.empty()) {
-    ::close(stdin_fd);
-    stdin_fd = -1;
-  } else {
-    ::fcntl(stdin_fd, F_SETFL, O_NONBLOCK);
-  }
-  int open_outputs = 2;
-  std::array<char, 65536> buffer{};
-  while (open_outputs > 0 || stdin_fd >= 0) {
-    std::array<pollfd, 3> fds{{{out[0], POLLIN, 0}, {err[0], POLLIN, 0}, {stdin_fd, POLLOUT, 0}}};
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      fail("poll");
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
-      if (n > 0) {
-        (i == 0 ? result.out : result.err).append(buffer.data(), static_cast<std::size_t>(n));
-      } else {
-        ::close(fds[i].fd);
-        (i == 0 ? out[0] : err[0]) = -1;
-        --open_outputs;
-      }
-    }
-    if (stdin_fd >= 0 && fds[2].revents != 0) {
-      const ssize_t n = ::write(stdin_fd, stdin_text.data() + written, stdin_text.size() - written);
-      if (n > 0) written += static_cast<std::size_t>(n);
-      if (n < 0 || written == stdin_text.size()) {
-        ::close(stdin_fd);
-        stdin_fd = -1;
-      }
-    }
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) fail("waitpid");
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const child_exchange done = exchange_with_child(pid, in[1], out[0], err[0], stdin_text,
+                                                  std::chrono::steady_clock::now() + run_cli_limit);
+  cli_result result{.exit_code = done.exit_code, .out = done.out, .err = done.err};
+  if (done.timed_out)
+    result.err += "\n[test support: killed after " + std::to_string(run_cli_limit.count()) + " s]";
   return result;
 #endif
 }

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <spawn.h>
+#include <sys/types.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <optional>
@@ -50,6 +52,24 @@ class sigpipe_default_in_child {
  private:
   posix_spawnattr_t attr_{};
 };
+
+/// What a child wrote while exchange_with_child talked to it, and how it ended.
+struct child_exchange {
+  std::string out;
+  std::string err;
+  int exit_code = -1;      // 128 + signal when killed
+  bool timed_out = false;  // killed with SIGKILL at the deadline
+  long max_rss_kb = 0;     // the child's peak resident memory
+};
+
+/// Feeds `stdin_text` to a child's stdin (`in`, closed when all is written or
+/// the child stops reading) while draining its stdout (`out`) and stderr
+/// (`err`) until both close, so that neither side blocks; then waits for it.
+/// At `deadline` the child is killed (every test's wait is bounded). Closes
+/// the three descriptors.
+child_exchange exchange_with_child(pid_t pid, int in, int out, int err,
+                                   const std::string& stdin_text,
+                                   std::chrono::steady_clock::time_point deadline);
 
 /// A running CLI process talked to line by line, as a co-process: write a
 /// question, wait for its answer, write the next.

@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -111,62 +110,9 @@ bounded_result run_cli_bounded(const std::vector<std::string>& args, const std::
   ::close(out[1]);
   ::close(err[1]);
 
-  bounded_result result;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits.seconds);
-  std::size_t written = 0;
-  int stdin_fd = in[1];
-  if (stdin_text.empty()) {
-    ::close(stdin_fd);
-    stdin_fd = -1;
-  } else {
-    ::fcntl(stdin_fd, F_SETFL, O_NONBLOCK);
-  }
-  int outputs[2] = {out[0], err[0]};
-  std::array<char, 65536> buffer{};
-  while (outputs[0] >= 0 || outputs[1] >= 0 || stdin_fd >= 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    std::array<pollfd, 3> fds{
-        {{outputs[0], POLLIN, 0}, {outputs[1], POLLIN, 0}, {stdin_fd, POLLOUT, 0}}};
-    if (::poll(fds.data(), fds.size(), static_cast<int>(left.count())) < 0) {
-      if (errno == EINTR) continue;
-      fail("poll");
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
-      if (n > 0) {
-        (i == 0 ? result.out : result.err).append(buffer.data(), static_cast<std::size_t>(n));
-      } else {
-        ::close(fds[i].fd);
-        outputs[i] = -1;
-      }
-    }
-    if (stdin_fd >= 0 && fds[2].revents != 0) {
-      const ssize_t n = ::write(stdin_fd, stdin_text.data() + written, stdin_text.size() - written);
-      if (n > 0) written += static_cast<std::size_t>(n);
-      if (n < 0 || written == stdin_text.size()) {
-        ::close(stdin_fd);
-        stdin_fd = -1;
-      }
-    }
-  }
-  for (const int fd : {outputs[0], outputs[1], stdin_fd}) {
-    if (fd >= 0) ::close(fd);
-  }
-  int status = 0;
-  rusage usage{};
-  while (::wait4(pid, &status, 0, &usage) < 0) {
-    if (errno != EINTR) fail("wait4");
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.max_rss_kb = usage.ru_maxrss;
-  return result;
+  return exchange_with_child(
+      pid, in[1], out[0], err[0], stdin_text,
+      std::chrono::steady_clock::now() + std::chrono::seconds(limits.seconds));
 #endif
 }
 

@@ -18,16 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_run.hpp"
+
 namespace ringbloom::test {
 
-/// What a bounded run of the CLI printed, returned and used.
-struct bounded_result {
-  int exit_code = -1;  // 128 + signal when killed
-  std::string out;
-  std::string err;
-  bool timed_out = false;
-  long max_rss_kb = 0;  // peak resident memory of the child
-};
+/// What run_cli_bounded saw (out, err, exit_code, timed_out, max_rss_kb).
+using bounded_result = child_exchange;
 
 /// The limits of run_cli_bounded.
 struct run_limits {
