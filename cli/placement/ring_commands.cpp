@@ -221,6 +221,7 @@ struct simulate_options {
   bool json = false;
   std::string strategy;  // --strategy: the strategies side by side
   std::string change;
+  std::vector<std::string> strategy_settings;  // --strategy-option KEY=VALUE
 };
 
 // Bounds of --strategy (issue 17), checked before any work: every strategy is
@@ -288,6 +289,8 @@ void run_strategy_simulate(const simulate_options& o) {
   strategy_options options;
   if (o.ring.vnodes != 0) options.ring_vnodes = o.ring.vnodes;
   if (!o.ring.hash.empty()) options.ring_hash = parse_hash(o.ring.hash);
+  for (const auto& setting : o.strategy_settings)
+    apply_strategy_option(options, setting, nodes.size());
   std::vector<std::string> keys;
   keys.reserve(o.keys);
   key_maker make_key(o.key_format);
@@ -302,6 +305,10 @@ void run_simulate(const simulate_options& o) {
   }
   if (!o.change.empty()) {
     throw usage_error("--change needs --strategy; add --strategy all (or a strategy's name)");
+  }
+  if (!o.strategy_settings.empty()) {
+    throw usage_error(
+        "--strategy-option needs --strategy; add --strategy with the strategy it sets");
   }
   if (schemes::is_system_scheme(o.ring.scheme)) {
     run_scheme_simulate(o.ring.scheme, o.nodes, o.add, o.remove, o.keys, o.key_format, o.json);
@@ -411,10 +418,17 @@ void add_simulate(CLI::App& ring) {
       "bounded, multiprobe, anchor, memento, jump, jumpback, skeleton, a comma list, or all");
   cmd->add_option("--change", o->change,
                   "With --strategy, a change sequence: add:NAME[=W],remove:NAME,reweight:NAME=W");
+  cmd->add_option("--strategy-option", o->strategy_settings,
+                  "With --strategy, one strategy's setting as KEY=VALUE (repeatable): "
+                  "maglev-table (default 65537), probes (multiprobe, 21), epsilon (bounded, "
+                  "0.25), anchor-capacity (0: max(2N, 16)), skeleton-fanout (32)")
+      ->type_name("KEY=VALUE");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   set_example(*cmd,
               "ringbloom ring simulate --nodes 4 --add 1 --keys 20000 --hash sha256\n"
-              "  ringbloom ring simulate --nodes 100 --change add:n101 --strategy all");
+              "  ringbloom ring simulate --nodes 100 --change add:n101 --strategy all\n"
+              "  ringbloom ring simulate --nodes 1000 --change remove:n7 --strategy skeleton "
+              "--strategy-option skeleton-fanout=8");
   cmd->callback([o] { run_simulate(*o); });
 }
 

@@ -136,6 +136,45 @@ void print_table(const strategy_comparison& c, std::span<const placement_step> s
 
 }  // namespace
 
+void apply_strategy_option(strategy_options& options, std::string_view key_value,
+                           std::size_t node_count) {
+  constexpr std::string_view option = "--strategy-option";
+  const std::size_t equals = key_value.find('=');
+  const std::string_view key = key_value.substr(0, equals);
+  const std::string_view text =
+      equals == std::string_view::npos ? std::string_view{} : key_value.substr(equals + 1);
+  const auto count = [&] {
+    return parse_number<std::uint32_t>(text, fmt::format("{} {}", option, key),
+                                       between<std::uint32_t>(0, UINT32_MAX));
+  };
+  std::string_view strategy;
+  if (key == "maglev-table") {
+    options.maglev_table = count(), strategy = "maglev";
+  } else if (key == "probes") {
+    options.probes = count(), strategy = "multiprobe";
+  } else if (key == "epsilon") {
+    options.epsilon = parse_number<double>(text, fmt::format("{} {}", option, key),
+                                           number_range<double>{0, 100, true, false});
+    strategy = "bounded";
+  } else if (key == "anchor-capacity") {
+    options.anchor_capacity = count(), strategy = "anchor";
+  } else if (key == "skeleton-fanout") {
+    options.skeleton_fanout = count(), strategy = "skeleton";
+  } else {
+    throw usage_error(fmt::format(
+        "{} '{}' is not a strategy option; give KEY=VALUE with KEY one of maglev-table, probes, "
+        "epsilon, anchor-capacity, skeleton-fanout",
+        option, key_value));
+  }
+  std::vector<placement_node> nodes;
+  for (std::size_t i = 1; i <= node_count; ++i) nodes.push_back({fmt::format("n{}", i), 1.0});
+  try {
+    (void)make_strategy(strategy, nodes, options);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(fmt::format("{} {}: {}", option, key_value, e.what()));
+  }
+}
+
 std::vector<std::string> parse_strategy_list(std::string_view spec) {
   std::vector<std::string> out;
   if (spec == "all") {

@@ -112,5 +112,47 @@ TEST(CliStrategySimulate, BadInputIsAUsageError) {
   EXPECT_THAT(r.err, HasSubstr("--change needs --strategy"));
 }
 
+TEST(CliStrategySimulate, StrategyOptionsReachTheStrategyOrAreRefused) {
+  // Bounded with a tight epsilon caps every node nearer the fair share than the default.
+  const auto loose = run_cli({"ring", "simulate", "--nodes", "20", "--change", "add:n21", "--keys",
+                              "20000", "--strategy", "bounded", "--json"});
+  const auto tight =
+      run_cli({"ring", "simulate", "--nodes", "20", "--change", "add:n21", "--keys", "20000",
+               "--strategy", "bounded", "--json", "--strategy-option", "epsilon=0.05"});
+  ASSERT_EQ(loose.exit_code, 0) << loose.err;
+  ASSERT_EQ(tight.exit_code, 0) << tight.err;
+  const auto peak = [](const std::string& out) {
+    return json::parse(out)["strategies"][0]["peak_avg"].get<double>();
+  };
+  EXPECT_LE(peak(tight.out), 1.05 + 1e-9);
+  EXPECT_GT(peak(loose.out), peak(tight.out));
+  // Each key reaches its strategy: a different fan-out places keys differently.
+  const auto fanout = [](const char* value) {
+    const auto r = run_cli({"ring", "simulate", "--nodes", "200", "--change", "remove:n7", "--keys",
+                            "5000", "--strategy", "skeleton", "--json", "--strategy-option",
+                            std::string("skeleton-fanout=") + value});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["strategies"][0];
+  };
+  EXPECT_NE(fanout("4")["max_share"], fanout("64")["max_share"]);
+  for (const auto& [setting, says] : std::vector<std::pair<std::string, std::string>>{
+           {"maglev-table=65536", "not prime"},
+           {"probes=0", "outside 1.."},
+           {"epsilon=0", "--strategy-option epsilon must be a number greater than 0"},
+           {"anchor-capacity=3", "cannot hold 10 nodes"},
+           {"skeleton-fanout=1", "fan-out 1 is outside"},
+           {"fanout=8", "is not a strategy option"},
+           {"probes=x", "--strategy-option probes must be an integer"}}) {
+    const auto r = run_cli({"ring", "simulate", "--nodes", "10", "--change", "add:n11",
+                            "--strategy", "all", "--strategy-option", setting});
+    EXPECT_EQ(r.exit_code, 2) << setting;
+    EXPECT_THAT(r.err, HasSubstr(says)) << setting;
+  }
+  const auto alone =
+      run_cli({"ring", "simulate", "--nodes", "10", "--add", "1", "--strategy-option", "probes=5"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_THAT(alone.err, HasSubstr("--strategy-option needs --strategy"));
+}
+
 }  // namespace
 }  // namespace ringbloom
