@@ -128,12 +128,13 @@ void blocked1024_bloom_filter::use_simd_path(simd_path path) {
 
 namespace {
 
-/// Items per chunk: 32, so that 64 cache lines are in flight, as in
-/// blocked64's chunks of 64 one-line blocks. Measured (batched AVX-512
-/// lookups, ns per key at 1M / 10M / 40M keys, 2026-12-01, quiet machine):
-/// 16 items 3.6 / 3.8 / 9.9, 32 items 3.7 / 3.8 / 6.2; 64 items 5.9 / 6.2 at
-/// 1M / 10M (too many prefetches outstanding: the prefetch instructions stall).
-constexpr std::size_t chunk_items = 32;
+/// Items per chunk: 40 (80 cache lines in flight). Measured (batched
+/// AVX-512 lookups, ns per key at 1M / 10M / 40M keys, 2026-12-01, a quiet
+/// machine, 1-2 runs each): 16 items 3.6 / 3.8 / 9.9; 32 items 3.7-3.9 /
+/// 3.7-3.8 / 6.2-6.4; 40 items 3.8 / 3.8 / 5.7-5.9; 48 items 4.3 / 4.2 / 5.9;
+/// 64 items 5.9 / 6.2 at 1M / 10M (too many prefetches outstanding: the
+/// prefetch instructions themselves stall).
+constexpr std::size_t chunk_items = 40;
 
 template <class Item>
 [[gnu::always_inline]] inline std::uint64_t hash_of(const blocked1024_bloom_filter& f,
