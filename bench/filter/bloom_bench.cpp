@@ -49,6 +49,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ringbloom/filter/blocked1024_bloom.hpp"
 #include "ringbloom/filter/blocked64_bloom.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
@@ -159,6 +160,20 @@ std::uint32_t blocked_k(std::size_t n) {
         ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, best)) {
       best = k;
     }
+  }
+  return best;
+}
+
+/// The same for 1024-bit blocks (blocked1024): 7 at 10 bits per key.
+std::uint32_t blocked1024_k(std::size_t n) {
+  const std::uint64_t m =
+      (static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)) + 1023) / 1024 * 1024;
+  const auto rate = [&](std::uint32_t k) {
+    return ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, k, 1024);
+  };
+  std::uint32_t best = 1;
+  for (std::uint32_t k = 2; k <= ringbloom::max_blocked_hashes; ++k) {
+    if (rate(k) < rate(best)) best = k;
   }
   return best;
 }
@@ -274,6 +289,40 @@ struct filter_api<blocked64_one> {
 template <>
 struct filter_api<blocked64_batched> : filter_api<blocked64_one> {
   static constexpr const char* name = "ringbloom blocked64, batched";
+  static void add_all(filter& f, const key_set& k) {
+    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
+};
+
+/// blocked1024 (blocked1024_bloom.hpp) at its own best k: one call per key
+/// (plain x86-64: a direct call to the AVX-512 or AVX2 test), and batched.
+/// Its block is two cache lines: these rows show what the second one costs.
+struct blocked1024_one {};
+struct blocked1024_batched {};
+
+template <>
+struct filter_api<blocked1024_one> {
+  using filter = ringbloom::blocked1024_bloom_filter;
+  static constexpr const char* name = "ringbloom blocked1024";
+  static filter make(std::size_t n) {
+    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)),
+                  blocked1024_k(n));
+  }
+  static void add_all(filter& f, const key_set& k) {
+    add_loop(k, [&](std::string_view s) { f.add(s); });
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
+  }
+  static double bits(const filter& f, std::size_t n) {
+    return static_cast<double>(f.bits()) / static_cast<double>(n);
+  }
+};
+
+template <>
+struct filter_api<blocked1024_batched> : filter_api<blocked1024_one> {
+  static constexpr const char* name = "ringbloom blocked1024, batched";
   static void add_all(filter& f, const key_set& k) {
     for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
   }
@@ -582,7 +631,8 @@ double bits_for_rate(Rate&& rate, double target, double lo = 4.0, double hi = 40
   return lo + (hi - lo) * (rate_lo - target) / (rate_lo - rate_hi);
 }
 
-/// Each blocked filter sized to measure a 1.0% rate: ours at k = 4..10, every
+/// Each blocked filter sized to measure a 1.0% rate: ours (512-bit blocks:
+/// blocked, blocked64; 1024-bit blocks: blocked1024) at k = 4..10, every
 /// Boost blocked subfilter at K = 4..12 (filter K = 1: one block per lookup),
 /// fastfilter_cpp's SimdBlockFilterFixed; the best k of each family first.
 int run_equal_fpr(std::size_t n, std::size_t m) {
@@ -617,6 +667,9 @@ int run_equal_fpr(std::size_t n, std::size_t m) {
   });
   ours("ringbloom blocked64", [](std::uint64_t bits, std::uint32_t k) {
     return ringbloom::blocked64_bloom_filter(bits, k);
+  });
+  ours("ringbloom blocked1024", [](std::uint64_t bits, std::uint32_t k) {
+    return ringbloom::blocked1024_bloom_filter(bits, k);
   });
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
   const auto names = ringbloom::bench::boost_blocked_variants();
@@ -736,6 +789,12 @@ int run_table(int argc, char** argv) {
     }
 #endif
     print_row(measure<blocked64_batched>(n, members, positives, negatives, reps));
+    auto dense = measure<blocked1024_one>(n, members, positives, negatives, reps);
+    dense.name += fmt::format(" (k={})", blocked1024_k(n));
+    print_row(dense);
+    auto dense_batched = measure<blocked1024_batched>(n, members, positives, negatives, reps);
+    dense_batched.name += fmt::format(" (k={})", blocked1024_k(n));
+    print_row(dense_batched);
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
     print_row(measure<boost_one>(n, members, positives, negatives, reps));
     print_row(measure<boost_bulk>(n, members, positives, negatives, reps));

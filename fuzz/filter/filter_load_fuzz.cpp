@@ -10,7 +10,9 @@
 // checksum, which lets the fuzzer reach the field checks behind it.
 //
 // Seed corpus: fuzz/filter/corpus/filter_load_fuzz/ (the golden files of tests/filter/data,
-// including the static kinds fuse8_xxh3.rbf and fuse16_xxh3.rbf). A loaded fuse
+// including the static kinds fuse8_xxh3.rbf and fuse16_xxh3.rbf and the
+// 1024-bit blocks of blocked1024_xxh3.rbf). A fixed-size filter that loads
+// must take an item and then report it (no false negatives). A loaded fuse
 // filter is also probed with items that hash to every part of its array, and
 // must refuse add (it is static) with std::invalid_argument.
 #include <cstddef>
@@ -38,6 +40,12 @@ void exercise(std::string_view bytes) {
       std::abort();  // a static filter took an item
     } catch (const std::invalid_argument&) {
     }
+  } else if (f.kind() != ringbloom::filter_kind::scalable) {
+    // The fixed-size kinds (classic, blocked, blocked64, blocked1024,
+    // counting) take an item into any loaded shape and then report it.
+    ringbloom::any_filter copy = f;
+    copy.add("fuzz:added");
+    if (!copy.may_contain("fuzz:added")) std::abort();
   }
   const ringbloom::filter_stats s = f.stats();
   if (s.bits == 0 || s.bits_set > s.bits || !(s.fill_ratio >= 0.0 && s.fill_ratio <= 1.0)) {

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import ringbloom
 
-KINDS = ["blocked", "blocked64", "classic", "counting", "scalable"]
+KINDS = ["blocked", "blocked64", "blocked1024", "classic", "counting", "scalable"]
 
 items_st = st.one_of(st.text(max_size=40), st.binary(max_size=40))
 
@@ -58,7 +58,7 @@ def test_str_and_its_utf8_bytes_are_the_same_item(item):
     assert ringbloom.hash64(item) == ringbloom.hash64(item.encode())
 
 
-@pytest.mark.parametrize("kind", ["blocked", "blocked64", "classic"])
+@pytest.mark.parametrize("kind", ["blocked", "blocked64", "blocked1024", "classic"])
 @given(a=st.lists(items_st, max_size=40), b=st.lists(items_st, max_size=40))
 def test_union_contains_both_and_intersection_the_common(kind, a, b):
     fa = ringbloom.BloomFilter(4096, 4, kind=kind)
@@ -174,7 +174,8 @@ def test_explain_and_words_show_the_bits():
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_pickle_and_bytes_round_trip(kind):
-    hash_name = "xxh3" if kind == "blocked64" else "sha256"  # blocked64 hashes with XXH3-64 only
+    # blocked64 and blocked1024 hash with XXH3-64 only
+    hash_name = "xxh3" if kind in ("blocked64", "blocked1024") else "sha256"
     f = ringbloom.BloomFilter.for_capacity(500, 0.02, kind=kind, hash=hash_name)
     f.add_many(f"p{i}" for i in range(700))
     g = pickle.loads(pickle.dumps(f))
@@ -247,6 +248,30 @@ def test_blocked64_is_its_own_kind_with_the_blocked_sizing():
     assert ringbloom.BloomFilter.from_bytes(f.to_bytes()) == f
     with pytest.raises(ValueError, match="blocked64"):
         ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked64", hash="sha256")
+
+
+def test_blocked1024_is_denser_than_blocked_at_equal_rate():
+    bits, hashes = ringbloom.size_for(1_000_000, 0.01, kind="blocked1024")
+    assert bits % 1024 == 0 and hashes == 7
+    assert bits < ringbloom.size_for(1_000_000, 0.01, kind="blocked")[0]
+    assert ringbloom.fpr_for(100_000, 1_000_448, 7, kind="blocked1024") < ringbloom.fpr_for(
+        100_000, 1_000_448, 7, kind="blocked")
+    with pytest.raises(ValueError, match="multiple of 1024"):
+        ringbloom.fpr_for(100, 1536, 6, kind="blocked1024")
+    f = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked1024")
+    g = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked64")
+    assert f.kind == "blocked1024" and f.bits % 1024 == 0
+    f.add("user:1")
+    f.add_many(["user:2", b"user:3"])
+    assert f.may_contain_many(["user:1", "user:2", "user:3"]).all()
+    assert ringbloom.BloomFilter.from_bytes(f.to_bytes()) == f
+    assert pickle.loads(pickle.dumps(f)) == f
+    with pytest.raises(ValueError, match="incompatible"):
+        f |= g  # another kind: the placements differ
+    with pytest.raises(ValueError, match="blocked1024"):
+        ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked1024", hash="sha256")
+    with pytest.raises(ValueError, match="remove needs a counting filter"):
+        f.remove("user:1")
 
 
 STATIC = ["fuse8", "fuse16"]

@@ -25,7 +25,7 @@ namespace ringbloom {
 
 namespace {
 
-constexpr detail::name_table<filter_kind, 7> kind_table = {{
+constexpr detail::name_table<filter_kind, 8> kind_table = {{
     {filter_kind::classic, "classic"},
     {filter_kind::blocked, "blocked"},
     {filter_kind::counting, "counting"},
@@ -33,6 +33,7 @@ constexpr detail::name_table<filter_kind, 7> kind_table = {{
     {filter_kind::fuse8, "fuse8"},
     {filter_kind::fuse16, "fuse16"},
     {filter_kind::blocked64, "blocked64"},
+    {filter_kind::blocked1024, "blocked1024"},
 }};
 
 }  // namespace
@@ -49,7 +50,7 @@ filter_kind parse_filter_kind(std::string_view name) {
   if (auto kind = find_filter_kind(name)) return *kind;
   throw std::invalid_argument(
       fmt::format("unknown filter kind '{}'; use one of blocked (the default), classic, counting, "
-                  "scalable, blocked64, fuse8, fuse16",
+                  "scalable, blocked64, blocked1024, fuse8, fuse16",
                   name));
 }
 
@@ -134,8 +135,8 @@ namespace {
 // collects, for each j, w_j = (-1)^j sum_{d>=j} P(d distinct) C(d,j).
 // long double: the w_j alternate in sign and reach about 1e4 for k = 16, so
 // the sum loses about 4 of its 19 digits.
-std::vector<long double> blocked_rate_weights(std::uint32_t k) {
-  const long double bits = static_cast<long double>(detail::block_bits);
+std::vector<long double> blocked_rate_weights(std::uint32_t k, std::uint64_t block_bits) {
+  const long double bits = static_cast<long double>(block_bits);
   // stirling[d] = S(k, d), built row by row.
   std::vector<long double> stirling(k + 1, 0.0L);
   stirling[0] = 1.0L;
@@ -167,12 +168,13 @@ std::vector<long double> blocked_rate_weights(std::uint32_t k) {
 
 }  // namespace
 
-double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k) noexcept {
-  if (n <= 0 || m < detail::block_bits || k == 0) return n <= 0 ? 0.0 : 1.0;
-  const double blocks = static_cast<double>(m / detail::block_bits);
+double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k,
+                               std::uint64_t block_bits) noexcept {
+  if (n <= 0 || block_bits == 0 || m < block_bits || k == 0) return n <= 0 ? 0.0 : 1.0;
+  const double blocks = static_cast<double>(m / block_bits);
   const double lambda = n / blocks;  // mean items per block
-  const std::vector<long double> weights = blocked_rate_weights(k);
-  const long double bits = static_cast<long double>(detail::block_bits);
+  const std::vector<long double> weights = blocked_rate_weights(k, block_bits);
+  const long double bits = static_cast<long double>(block_bits);
   // With i items in its block, t = k i bits were thrown into it.
   auto inner = [&](double i) {
     const long double t = static_cast<long double>(k) * static_cast<long double>(i);
@@ -196,7 +198,13 @@ double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k) noexc
   return std::min(sum, 1.0);
 }
 
-filter_size bloom_math::blocked_size_for(std::uint64_t n, double p) {
+filter_size bloom_math::blocked_size_for(std::uint64_t n, double p, std::uint64_t block_bits) {
+  if (block_bits == 0 || block_bits % 64 != 0 || block_bits > 65536) {
+    throw std::invalid_argument(
+        fmt::format("a block of {} bits is not a whole number of 64-bit words between 64 and "
+                    "65536; use 512 (blocked, blocked64) or 1024 (blocked1024)",
+                    block_bits));
+  }
   check_n_p(n, p);
   if (p < blocked_min_fpr) {
     const filter_size classic = classic_size_for(n, p);  // throws when even that is too large
@@ -206,17 +214,17 @@ filter_size bloom_math::blocked_size_for(std::uint64_t n, double p) {
         blocked_min_fpr, p, classic.bits, classic.hashes, n));
   }
   const double nd = static_cast<double>(n);
-  const std::uint64_t max_blocks = max_filter_bits / detail::block_bits;
+  const std::uint64_t max_blocks = max_filter_bits / block_bits;
   std::uint64_t best_blocks = 0;
   std::uint32_t best_k = 1;
   for (std::uint32_t k = 1; k <= max_blocked_hashes; ++k) {
     auto fpr = [&](std::uint64_t blocks) {
-      return blocked_fpr(nd, blocks * detail::block_bits, k);
+      return blocked_fpr(nd, blocks * block_bits, k, block_bits);
     };
     // Exponential search for an upper bound, then bisection (the rate falls
     // as blocks are added).
     std::uint64_t hi = std::max<std::uint64_t>(
-        1, static_cast<std::uint64_t>(nd * 8.0 / static_cast<double>(detail::block_bits)));
+        1, static_cast<std::uint64_t>(nd * 8.0 / static_cast<double>(block_bits)));
     while (fpr(hi) > p) {
       if (hi >= max_blocks) break;
       hi = std::min(max_blocks, hi * 2);
@@ -239,7 +247,7 @@ filter_size bloom_math::blocked_size_for(std::uint64_t n, double p) {
   if (best_blocks == 0) {
     throw_too_large(n, p, static_cast<double>(max_filter_bits) * 2.0);
   }
-  return {best_blocks * detail::block_bits, best_k};
+  return {best_blocks * block_bits, best_k};
 }
 
 double bloom_math::estimate_items(double m, double k, double bits_set) noexcept {

@@ -57,6 +57,7 @@ filter_kind any_filter::kind() const noexcept {
                         [](const fuse8_filter&) { return filter_kind::fuse8; },
                         [](const fuse16_filter&) { return filter_kind::fuse16; },
                         [](const blocked64_bloom_filter&) { return filter_kind::blocked64; },
+                        [](const blocked1024_bloom_filter&) { return filter_kind::blocked1024; },
                     },
                     filter_);
 }
@@ -135,6 +136,8 @@ void any_filter::add_many(std::span<const std::string_view> items) {
     blocked->add_many(items);
   } else if (auto* blocked64 = std::get_if<blocked64_bloom_filter>(&filter_)) {
     blocked64->add_many(items);
+  } else if (auto* blocked1024 = std::get_if<blocked1024_bloom_filter>(&filter_)) {
+    blocked1024->add_many(items);
   } else if (auto* classic = std::get_if<bloom_filter>(&filter_)) {
     classic->add_many(items);
   } else {
@@ -298,6 +301,16 @@ any_filter make_filter(const filter_spec& spec) {
       }
       return by_capacity ? blocked64_bloom_filter::for_capacity(spec.capacity, spec.fpr, spec.seed)
                          : blocked64_bloom_filter(spec.bits, spec.hashes, spec.seed);
+    case filter_kind::blocked1024:
+      if (spec.hash != hash_kind::xxh3) {
+        throw std::invalid_argument(fmt::format(
+            "a blocked1024 filter hashes items with XXH3-64 and cannot use the {} hash; leave "
+            "the hash at xxh3, or use the blocked kind for another hash",
+            hash_name(spec.hash)));
+      }
+      return by_capacity
+                 ? blocked1024_bloom_filter::for_capacity(spec.capacity, spec.fpr, spec.seed)
+                 : blocked1024_bloom_filter(spec.bits, spec.hashes, spec.seed);
     case filter_kind::fuse8:
     case filter_kind::fuse16:
       throw std::invalid_argument(fmt::format(
@@ -306,7 +319,7 @@ any_filter make_filter(const filter_spec& spec) {
           filter_kind_name(spec.kind), filter_kind_name(spec.kind)));
   }
   throw std::invalid_argument(
-      fmt::format("unknown filter kind code {}; use blocked, blocked64, classic, "
+      fmt::format("unknown filter kind code {}; use blocked, blocked64, blocked1024, classic, "
                   "counting or scalable",
                   static_cast<unsigned>(spec.kind)));
 }
@@ -374,6 +387,7 @@ std::uint64_t layer_words(filter_kind kind, std::uint64_t m) {
       return (m + 3) / 4;
     case filter_kind::blocked:
     case filter_kind::blocked64:
+    case filter_kind::blocked1024:
     case filter_kind::classic:
     case filter_kind::scalable:
       break;
@@ -494,11 +508,10 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
   const auto layer_count = load_le<std::uint32_t>(data + off_layers);
   const bool scalable = *kind == filter_kind::scalable;
   const bool fuse = is_static_kind(*kind);
-  if (*kind == filter_kind::blocked64 && *hash != hash_kind::xxh3) {
-    corrupt(
-        fmt::format("the filter file records hash {} for a blocked64 filter, which hashes "
-                    "with xxh3",
-                    hash_name(*hash)));
+  if ((*kind == filter_kind::blocked64 || *kind == filter_kind::blocked1024) &&
+      *hash != hash_kind::xxh3) {
+    corrupt(fmt::format("the filter file records hash {} for a {} filter, which hashes with xxh3",
+                        hash_name(*hash), filter_kind_name(*kind)));
   }
   if (fuse && *hash != hash_kind::xxh3) {
     corrupt(fmt::format("the filter file records hash {} for a {} filter, which hashes with xxh3",
@@ -630,6 +643,9 @@ any_filter parse(std::string_view bytes, const std::shared_ptr<const void>& keep
     case filter_kind::blocked64:
       return blocked64_bloom_filter::from_words(first.bits, first.hashes, seed, first.items,
                                                 words_of(first));
+    case filter_kind::blocked1024:
+      return blocked1024_bloom_filter::from_words(first.bits, first.hashes, seed, first.items,
+                                                  words_of(first));
     case filter_kind::fuse8:
       return fuse_of(std::type_identity<fuse8_filter>{}, first);
     case filter_kind::fuse16:
@@ -771,6 +787,25 @@ void set_blocked64_bits(std::uint64_t* words, const blocked64_bloom_filter& f,
   }
 }
 
+void set_blocked1024_bits(std::uint64_t* words, const blocked1024_bloom_filter& f,
+                          std::span<const std::string_view> items) {
+  constexpr std::size_t chunk = 16;
+  std::array<std::uint64_t, chunk> hashes{};
+  std::array<std::uint64_t*, chunk> blocks{};
+  for (std::size_t at = 0; at < items.size(); at += chunk) {
+    const std::size_t n = std::min(chunk, items.size() - at);
+    for (std::size_t i = 0; i < n; ++i) {
+      hashes[i] = f.hash_item(items[at + i]);
+      blocks[i] = words + f.block_of(hashes[i]) * blocked1024_bloom_filter::block_words;
+      __builtin_prefetch(blocks[i], 1);
+      __builtin_prefetch(blocks[i] + 8, 1);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      detail::blocked1024_set(blocks[i], hashes[i] * detail::blocked64_mixer, f.hashes());
+    }
+  }
+}
+
 void set_classic_bits(std::uint64_t* words, const bloom_filter& f,
                       std::span<const std::string_view> items) {
   for (const std::string_view item : items) {
@@ -791,7 +826,7 @@ void add_to_filter_bytes(std::string& file, std::span<const std::string_view> it
   const bool in_place =
       std::endian::native == std::endian::little &&
       (view.kind() == filter_kind::blocked || view.kind() == filter_kind::blocked64 ||
-       view.kind() == filter_kind::classic);
+       view.kind() == filter_kind::blocked1024 || view.kind() == filter_kind::classic);
   if (!in_place) {
     any_filter f = parse(file, nullptr);
     f.add_many(items);
@@ -807,6 +842,8 @@ void add_to_filter_bytes(std::string& file, std::span<const std::string_view> it
     set_blocked_bits(words, *blocked, items);
   } else if (const auto* blocked64 = view.get_if<blocked64_bloom_filter>()) {
     set_blocked64_bits(words, *blocked64, items);
+  } else if (const auto* blocked1024 = view.get_if<blocked1024_bloom_filter>()) {
+    set_blocked1024_bits(words, *blocked1024, items);
   } else {
     set_classic_bits(words, *view.get_if<bloom_filter>(), items);
   }

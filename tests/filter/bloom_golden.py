@@ -95,7 +95,7 @@ def blocked_positions(item, k, m):
 
 MAGIC = b"\x89RBF\r\n\x1a\n"
 KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4, "fuse8": 5, "fuse16": 6,
-        "blocked64": 7}
+        "blocked64": 7, "blocked1024": 8}
 HASH = {"xxh3": 1, "sha256": 2, "poly31": 3, "md5": 4}
 
 
@@ -114,6 +114,19 @@ def blocked64_positions(item, k, m):
     for j in range(k):
         half = (h2 if j < 8 else h2 >> 32) & MASK32
         out.append(block * 512 + (((half * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 23))
+    return out
+
+
+def blocked1024_positions(item, k, m):
+    """blocked1024_bloom.hpp: blocked64's x and h2; 1024-bit blocks, positions (h*c_j) >> 22."""
+    x = xxh3_64(item.encode())
+    block = fastrange(x, m // 1024)
+    h2 = (x * 0x9E3779B97F4A7C15) & MASK64
+    out = []
+    for j in range(k):
+        half = (h2 if j < 8 else h2 >> 32) & MASK32
+        # the top 10 bits of the 32-bit product: 0..1023
+        out.append(block * 1024 + (((half * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 22))
     return out
 
 
@@ -311,6 +324,12 @@ def write_files(directory):
         f.add(item)
     files["blocked64_xxh3.rbf"] = file_bytes("blocked64", "xxh3", 0, [f.layer()])
 
+    # The same items in 3 blocks of 1024 bits, k = 16 (both halves of h2).
+    f = Bits(3072, 16, blocked1024_positions)
+    for item in BLOCKED64_ITEMS:
+        f.add(item)
+    files["blocked1024_xxh3.rbf"] = file_bytes("blocked1024", "xxh3", 0, [f.layer()])
+
     f = Bits(64, 3, positionen, counting=True)
     for item in ["anna", "bora", "cem", "anna"]:
         f.add(item)
@@ -393,6 +412,10 @@ def main():
     print("classic xxh3 positions m=1000003 k=7 (XXH3-128 from xxhsum)")
     for item in ["anna", "user:42", ""]:
         print(" ", repr(item), km_positions(item, 7, 1000003))
+    print("blocked1024 positions m=1024*1000 k=7 and k=16 (XXH3-64 from xxhsum)")
+    for item in ["anna", "user:42"]:
+        print(" ", repr(item), blocked1024_positions(item, 7, 1024 * 1000))
+        print(" ", repr(item), blocked1024_positions(item, 16, 1024 * 1000))
     print("blocked xxh3 positions m=512*1000 k=7 and k=12")
     for item in ["anna", "user:42"]:
         print(" ", repr(item), blocked_positions(item, 7, 512 * 1000))

@@ -28,9 +28,9 @@ std::string bit_string(const bloom_filter& f) {
 // --- kinds --------------------------------------------------------------------
 
 TEST(FilterKind, NamesAndCodesAreStable) {
-  for (auto kind :
-       {filter_kind::classic, filter_kind::blocked, filter_kind::counting, filter_kind::scalable,
-        filter_kind::fuse8, filter_kind::fuse16, filter_kind::blocked64}) {
+  for (auto kind : {filter_kind::classic, filter_kind::blocked, filter_kind::counting,
+                    filter_kind::scalable, filter_kind::fuse8, filter_kind::fuse16,
+                    filter_kind::blocked64, filter_kind::blocked1024}) {
     EXPECT_EQ(find_filter_kind(filter_kind_name(kind)), kind);
     EXPECT_EQ(filter_kind_from_code(static_cast<std::uint8_t>(kind)), kind);
   }
@@ -42,9 +42,10 @@ TEST(FilterKind, NamesAndCodesAreStable) {
   EXPECT_EQ(static_cast<int>(filter_kind::fuse8), 5);
   EXPECT_EQ(static_cast<int>(filter_kind::fuse16), 6);
   EXPECT_EQ(static_cast<int>(filter_kind::blocked64), 7);
+  EXPECT_EQ(static_cast<int>(filter_kind::blocked1024), 8);
   EXPECT_EQ(default_filter_kind, filter_kind::blocked);
   EXPECT_FALSE(filter_kind_from_code(0).has_value());
-  EXPECT_FALSE(filter_kind_from_code(8).has_value());
+  EXPECT_FALSE(filter_kind_from_code(9).has_value());
   EXPECT_FALSE(find_filter_kind("Blocked").has_value());
 }
 
@@ -56,7 +57,7 @@ TEST(FilterKind, ParseRefusesUnknownNamesWithTheChoices) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown filter kind 'cuckoo'; use one of blocked (the default), classic, "
-                 "counting, scalable, blocked64, fuse8, fuse16");
+                 "counting, scalable, blocked64, blocked1024, fuse8, fuse16");
   }
 }
 

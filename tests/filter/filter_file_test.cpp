@@ -142,7 +142,7 @@ std::vector<any_filter> one_of_each() {
   spec.capacity = 2000;
   spec.fpr = 0.01;
   for (auto kind : {filter_kind::classic, filter_kind::blocked, filter_kind::counting,
-                    filter_kind::scalable, filter_kind::blocked64}) {
+                    filter_kind::scalable, filter_kind::blocked64, filter_kind::blocked1024}) {
     spec.kind = kind;
     spec.seed = 77;
     any_filter f = make_filter(spec);
@@ -541,6 +541,11 @@ TEST(AnyFilter, ExplainAndStatsForward) {
       case filter_kind::blocked64:  // the same layout
         for (const bit_probe& p : probes) EXPECT_GT(p.value, 0U) << kind;
         EXPECT_NEAR(s.expected_fpr, bloom_math::blocked_fpr(3000, s.bits, s.hashes),
+                    0.2 * s.expected_fpr);
+        break;
+      case filter_kind::blocked1024:  // 1024-bit blocks
+        for (const bit_probe& p : probes) EXPECT_GT(p.value, 0U) << kind;
+        EXPECT_NEAR(s.expected_fpr, bloom_math::blocked_fpr(3000, s.bits, s.hashes, 1024),
                     0.2 * s.expected_fpr);
         break;
       case filter_kind::scalable:

@@ -56,6 +56,7 @@
 #include <variant>
 #include <vector>
 
+#include "ringbloom/filter/blocked1024_bloom.hpp"
 #include "ringbloom/filter/blocked64_bloom.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
@@ -91,17 +92,18 @@ struct filter_spec {
 /// their fingerprints as values.
 class any_filter {
  public:
-  using variant_type = std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
-                                    scalable_bloom_filter, fuse8_filter, fuse16_filter,
-                                    blocked64_bloom_filter>;
+  using variant_type =
+      std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter, scalable_bloom_filter,
+                   fuse8_filter, fuse16_filter, blocked64_bloom_filter, blocked1024_bloom_filter>;
 
-  any_filter(bloom_filter f) : filter_(std::move(f)) {}           // NOLINT: implicit by design
-  any_filter(blocked_bloom_filter f) : filter_(std::move(f)) {}   // NOLINT
-  any_filter(counting_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
-  any_filter(scalable_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
-  any_filter(fuse8_filter f) : filter_(std::move(f)) {}           // NOLINT
-  any_filter(fuse16_filter f) : filter_(std::move(f)) {}          // NOLINT
-  any_filter(blocked64_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
+  any_filter(bloom_filter f) : filter_(std::move(f)) {}              // NOLINT: implicit by design
+  any_filter(blocked_bloom_filter f) : filter_(std::move(f)) {}      // NOLINT
+  any_filter(counting_bloom_filter f) : filter_(std::move(f)) {}     // NOLINT
+  any_filter(scalable_bloom_filter f) : filter_(std::move(f)) {}     // NOLINT
+  any_filter(fuse8_filter f) : filter_(std::move(f)) {}              // NOLINT
+  any_filter(fuse16_filter f) : filter_(std::move(f)) {}             // NOLINT
+  any_filter(blocked64_bloom_filter f) : filter_(std::move(f)) {}    // NOLINT
+  any_filter(blocked1024_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
 
   [[nodiscard]] filter_kind kind() const noexcept;
   [[nodiscard]] hash_kind hash() const noexcept;
@@ -113,7 +115,7 @@ class any_filter {
 
   void add(std::string_view item);
   /// add() for each item in order, through the batch path of the blocked,
-  /// blocked64 and classic kinds (hash a chunk, prefetch, then set).
+  /// blocked64, blocked1024 and classic kinds (hash a chunk, prefetch, then set).
   void add_many(std::span<const std::string_view> items);
   [[nodiscard]] bool may_contain(std::string_view item) const;
   /// Counting filters only; other kinds throw std::invalid_argument
@@ -198,7 +200,7 @@ void update_filter_file(const std::filesystem::path& path,
 /// Adds `items` to a filter file's bytes: afterwards `file` equals
 /// serialize_filter of deserialize_filter(file) with the items added in
 /// order. The bytes are validated first exactly as deserialize_filter does
-/// (data_error, `file` unchanged). Classic, blocked and blocked64 filters are changed
+/// (data_error, `file` unchanged). Classic, blocked, blocked64 and blocked1024 filters are changed
 /// in place (their bits, item counts and checksum), without a copy of the
 /// words; counting and scalable filters are decoded and re-encoded.
 void add_to_filter_bytes(std::string& file, std::span<const std::string_view> items);

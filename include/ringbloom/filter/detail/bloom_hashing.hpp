@@ -84,9 +84,18 @@ inline constexpr std::array<std::uint32_t, 16> block_multipliers = {
 /// in-block hash h2: the top 9 bits of a 32-bit multiply-shift of the low
 /// (j < 8) or high (j >= 8) 32 bits of h2. The bit is bit (p & 63) of word
 /// (p >> 6) of the block: anywhere in the block, not one bit per word.
-[[nodiscard]] inline std::uint32_t block_position(std::uint64_t h2, std::uint32_t j) noexcept {
+/// The same rule for a block of 2^LogBits bits: the top LogBits bits of the
+/// same product (block_position is block_position_in<9>; the blocked1024
+/// kind uses block_position_in<10>, 0..1023).
+template <unsigned LogBits>
+[[nodiscard]] inline std::uint32_t block_position_in(std::uint64_t h2, std::uint32_t j) noexcept {
+  static_assert(LogBits >= 1 && LogBits <= 16);
   const auto half = static_cast<std::uint32_t>(j < 8 ? h2 : h2 >> 32);
-  return static_cast<std::uint32_t>(half * block_multipliers[j]) >> 23;
+  return static_cast<std::uint32_t>(half * block_multipliers[j]) >> (32 - LogBits);
+}
+
+[[nodiscard]] inline std::uint32_t block_position(std::uint64_t h2, std::uint32_t j) noexcept {
+  return block_position_in<9>(h2, j);
 }
 
 /// The 8-word mask of an item's k bits inside its block. This is the scalar
