@@ -195,7 +195,8 @@ TEST_P(fuse_damage, edited_fields_with_a_repaired_checksum_are_refused_by_name) 
     std::string says;
   };
   const std::vector<edit> edits = {
-      {with_field<std::uint8_t>(b, off_kind, 8), "unknown filter kind"},
+      // A kind no ringbloom knows yet (8 was, until blocked1024 took it).
+      {with_field<std::uint8_t>(b, off_kind, 200), "unknown filter kind"},
       {with_field<std::uint8_t>(b, off_kind, fuse8 ? 6 : 5), ""},  // the length no longer fits
       {with_field<std::uint8_t>(b, off_hash, 2), "hashes with xxh3"},
       {with_field<std::uint32_t>(b, off_layers, 2), "layers"},
