@@ -195,7 +195,7 @@ TEST_P(fuse_damage, edited_fields_with_a_repaired_checksum_are_refused_by_name) 
     std::string says;
   };
   const std::vector<edit> edits = {
-      {with_field<std::uint8_t>(b, off_kind, 8), "unknown filter kind"},
+      {with_field<std::uint8_t>(b, off_kind, 9), "unknown filter kind"},  // 8: blocked1024
       {with_field<std::uint8_t>(b, off_kind, fuse8 ? 6 : 5), ""},  // the length no longer fits
       {with_field<std::uint8_t>(b, off_hash, 2), "hashes with xxh3"},
       {with_field<std::uint32_t>(b, off_layers, 2), "layers"},
