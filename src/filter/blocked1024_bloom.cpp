@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "bloom_internal.hpp"
+#include "hash64_batch.hpp"
 #include "ringbloom/error.hpp"
 
 namespace ringbloom {
@@ -136,53 +137,14 @@ namespace {
 /// prefetch instructions themselves stall).
 constexpr std::size_t chunk_items = 40;
 
-template <class Item>
-[[gnu::always_inline]] inline std::uint64_t hash_of(const blocked1024_bloom_filter& f,
-                                                    const Item& item) noexcept {
-  if constexpr (std::is_same_v<Item, std::uint64_t>) {
-    return f.hash_key(item);
-  } else {
-    return f.hash_item(std::string_view(item));
-  }
-}
+using hash64_batch::hashed;
 
-struct hashed {
-  std::uint64_t offset;  ///< of the block's first word
-  std::uint64_t x;
-};
-
-/// For each chunk: hash it and prefetch, then run step over the previous one.
-/// step(hashed items, first, count).
+/// The shared pipeline (hash64_batch.hpp) with this kind's block and chunk.
 template <class Item, class Step>
 [[gnu::always_inline]] inline void pipeline(const blocked1024_bloom_filter& f,
                                             std::span<const Item> items, bool write, Step&& step) {
-  constexpr std::size_t words = blocked1024_bloom_filter::block_words;
-  std::array<std::array<hashed, chunk_items>, 2> chunks;
-  const std::uint64_t* base = f.words().data();
-  const std::uint64_t blocks = f.blocks();
-  std::size_t previous_first = 0;
-  std::size_t previous_count = 0;
-  std::size_t c = 0;
-  for (std::size_t first = 0; first < items.size(); first += chunk_items, ++c) {
-    const std::size_t count = std::min(chunk_items, items.size() - first);
-    hashed* h = chunks[c & 1].data();
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint64_t x = hash_of(f, items[first + i]);
-      h[i] = {detail::fastrange64(x, blocks) * words, x};
-      const std::uint64_t* block = base + h[i].offset;
-      if (write) {
-        __builtin_prefetch(block, 1);
-        __builtin_prefetch(block + 8, 1);
-      } else {
-        __builtin_prefetch(block, 0);
-        __builtin_prefetch(block + 8, 0);
-      }
-    }
-    if (previous_count > 0) step(chunks[(c - 1) & 1].data(), previous_first, previous_count);
-    previous_first = first;
-    previous_count = count;
-  }
-  if (previous_count > 0) step(chunks[(c - 1) & 1].data(), previous_first, previous_count);
+  hash64_batch::pipeline<blocked1024_bloom_filter::block_words, chunk_items>(
+      f.words().data(), f.blocks(), f.seed(), items, write, std::forward<Step>(step));
 }
 
 /// Tests one chunk of hashed items: out[i] for each, returns how many are

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "bloom_internal.hpp"
+#include "hash64_batch.hpp"
 #include "ringbloom/error.hpp"
 
 namespace ringbloom {
@@ -133,10 +134,8 @@ void blocked64_bloom_filter::use_simd_path(simd_path path) {
 
 // --- batches ---------------------------------------------------------------------
 //
-// One pass hashes a chunk of items and prefetches each block as soon as its
-// hash is known; the previous chunk, whose blocks have had the time of that
-// hashing to arrive, is then tested (or set). Each item is hashed once and
-// its block prefetched once.
+// The shared pipeline (hash64_batch.hpp) hashes a chunk and prefetches its
+// blocks, then this file's step tests (or sets) the chunk before.
 
 namespace {
 
@@ -145,53 +144,13 @@ namespace {
 /// against 4.2-4.9 and 6.8 with 32, 4.8-5.0 and 6.2 with 128; equal at 1M).
 constexpr std::size_t chunk_items = 64;
 
-/// The item's 64-bit hash, as hash_item / hash_key, with the seed in a
-/// register (read from the filter, it would be reloaded after every store).
-template <class Item>
-[[gnu::always_inline]] inline std::uint64_t hash_of(const Item& item, std::uint64_t seed) noexcept {
-  if constexpr (std::is_same_v<Item, std::uint64_t>) {
-    return detail::blocked64_key_hash(item, seed);
-  } else {
-    return detail::blocked64_item_hash(std::string_view(item), seed);
-  }
-}
+using hash64_batch::hashed;
 
-/// One hashed item of a chunk: its block (found once, prefetched once) and
-/// its hash.
-struct hashed {
-  const std::uint64_t* block;
-  std::uint64_t x;
-};
-
-/// The pipeline: for each chunk, hash it and prefetch, then run step over
-/// the previous one. step(hashed items, first, count).
 template <class Item, class Step>
 [[gnu::always_inline]] inline void pipeline(const blocked64_bloom_filter& f,
                                             std::span<const Item> items, bool write, Step&& step) {
-  std::array<std::array<hashed, chunk_items>, 2> chunks;
-  const std::uint64_t* words = f.words().data();
-  const std::uint64_t blocks = f.blocks();
-  const std::uint64_t seed = f.seed();
-  std::size_t previous_first = 0;
-  std::size_t previous_count = 0;
-  std::size_t c = 0;
-  for (std::size_t first = 0; first < items.size(); first += chunk_items, ++c) {
-    const std::size_t count = std::min(chunk_items, items.size() - first);
-    hashed* h = chunks[c & 1].data();
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::uint64_t x = hash_of(items[first + i], seed);
-      h[i] = {words + detail::fastrange64(x, blocks) * 8, x};
-      if (write) {
-        __builtin_prefetch(h[i].block, 1);
-      } else {
-        __builtin_prefetch(h[i].block, 0);
-      }
-    }
-    if (previous_count > 0) step(chunks[(c - 1) & 1].data(), previous_first, previous_count);
-    previous_first = first;
-    previous_count = count;
-  }
-  if (previous_count > 0) step(chunks[(c - 1) & 1].data(), previous_first, previous_count);
+  hash64_batch::pipeline<blocked64_bloom_filter::block_words, chunk_items>(
+      f.words().data(), f.blocks(), f.seed(), items, write, std::forward<Step>(step));
 }
 
 template <class Item, class Test>
@@ -199,10 +158,11 @@ template <class Item, class Test>
                                                      std::span<const Item> items, bool* out,
                                                      Test test) {
   const std::uint32_t k = f.hashes();
+  const std::uint64_t* words = f.words().data();
   std::size_t found = 0;
   pipeline(f, items, false, [&](const hashed* h, std::size_t first, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
-      const bool hit = test(h[i].block, h[i].x * detail::blocked64_mixer, k);
+      const bool hit = test(words + h[i].offset, h[i].x * detail::blocked64_mixer, k);
       out[first + i] = hit;
       found += hit ? 1 : 0;
     }
