@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "bloom_internal.hpp"
+#include "hash64_batch.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/detail/bloom_hashing.hpp"
 #include "ringbloom/io/file_io.hpp"
@@ -768,42 +769,30 @@ void set_blocked_bits(std::uint64_t* words, const blocked_bloom_filter& f,
   }
 }
 
+// The kinds placed by a 64-bit hash go through their batch pipeline
+// (hash64_batch.hpp) in chunks of 16.
 void set_blocked64_bits(std::uint64_t* words, const blocked64_bloom_filter& f,
                         std::span<const std::string_view> items) {
-  constexpr std::size_t chunk = 16;
-  std::array<std::uint64_t, chunk> hashes{};
-  std::array<std::uint64_t*, chunk> blocks{};
-  for (std::size_t at = 0; at < items.size(); at += chunk) {
-    const std::size_t n = std::min(chunk, items.size() - at);
-    for (std::size_t i = 0; i < n; ++i) {
-      hashes[i] = f.hash_item(items[at + i]);
-      blocks[i] = words + f.block_of(hashes[i]) * blocked64_bloom_filter::block_words;
-      __builtin_prefetch(blocks[i], 1);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto mask = detail::block_mask(hashes[i] * detail::blocked64_mixer, f.hashes());
-      for (std::size_t w = 0; w < mask.size(); ++w) blocks[i][w] |= mask[w];
-    }
-  }
+  hash64_batch::pipeline<blocked64_bloom_filter::block_words, 16>(
+      words, f.blocks(), f.seed(), items, true,
+      [&](const hash64_batch::hashed* h, std::size_t /*first*/, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+          const auto mask = detail::block_mask(h[i].x * detail::blocked64_mixer, f.hashes());
+          for (std::size_t w = 0; w < mask.size(); ++w) words[h[i].offset + w] |= mask[w];
+        }
+      });
 }
 
 void set_blocked1024_bits(std::uint64_t* words, const blocked1024_bloom_filter& f,
                           std::span<const std::string_view> items) {
-  constexpr std::size_t chunk = 16;
-  std::array<std::uint64_t, chunk> hashes{};
-  std::array<std::uint64_t*, chunk> blocks{};
-  for (std::size_t at = 0; at < items.size(); at += chunk) {
-    const std::size_t n = std::min(chunk, items.size() - at);
-    for (std::size_t i = 0; i < n; ++i) {
-      hashes[i] = f.hash_item(items[at + i]);
-      blocks[i] = words + f.block_of(hashes[i]) * blocked1024_bloom_filter::block_words;
-      __builtin_prefetch(blocks[i], 1);
-      __builtin_prefetch(blocks[i] + 8, 1);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      detail::blocked1024_set(blocks[i], hashes[i] * detail::blocked64_mixer, f.hashes());
-    }
-  }
+  hash64_batch::pipeline<blocked1024_bloom_filter::block_words, 16>(
+      words, f.blocks(), f.seed(), items, true,
+      [&](const hash64_batch::hashed* h, std::size_t /*first*/, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+          detail::blocked1024_set(words + h[i].offset, h[i].x * detail::blocked64_mixer,
+                                  f.hashes());
+        }
+      });
 }
 
 void set_classic_bits(std::uint64_t* words, const bloom_filter& f,
