@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "hash64_kinds.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/blocked1024_bloom.hpp"
 #include "ringbloom/filter/filter_file.hpp"
@@ -31,41 +32,11 @@ namespace {
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-std::string golden(const std::string& name) {
-  return io::read_file(std::filesystem::path(RINGBLOOM_SOURCE_DIR) / "tests" / "filter" / "data" /
-                       name);
-}
+using filter_test::golden;
+using filter_test::golden_items;
+using filter_test::keys;
 
-// The items bloom_golden.py puts into blocked1024_xxh3.rbf (3072 bits, k = 16).
-std::vector<std::string> golden_items() {
-  std::vector<std::string> items;
-  for (int i = 0; i < 50; ++i) items.push_back("c" + std::to_string(i));
-  for (const char* s : {"", "x", "xyz", "1234", "12345678", "123456789", "sixteen-byte-key",
-                        "a key longer than sixteen bytes, hashed out of line"}) {
-    items.emplace_back(s);
-  }
-  return items;
-}
-
-std::vector<std::string> keys(const std::string& prefix, std::size_t n) {
-  std::vector<std::string> out;
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.push_back(prefix + std::to_string(i));
-  return out;
-}
-
-// The block tests this CPU runs.
-std::vector<simd_path> paths() {
-  std::vector<simd_path> out;
-  for (const simd_path p : {simd_path::scalar, simd_path::avx2, simd_path::avx512}) {
-    try {
-      blocked1024_bloom_filter(1024, 1).use_simd_path(p);
-      out.push_back(p);
-    } catch (const std::invalid_argument&) {
-    }
-  }
-  return out;
-}
+std::vector<simd_path> paths() { return filter_test::simd_paths<blocked1024_bloom_filter>(1024); }
 
 bool has_path(simd_path path) {
   const auto p = paths();
