@@ -150,26 +150,14 @@ std::size_t count_loop(const key_set& keys, Test&& test) {
 /// The k a classic filter gets at 10 bits per key: round(10 ln 2) = 7.
 std::uint32_t classic_k() { return ringbloom::bloom_math::optimal_hashes(bits_per_key, 1.0); }
 
-/// The k with the lowest blocked rate at 10 bits per key (bloom_math::blocked_fpr).
-std::uint32_t blocked_k(std::size_t n) {
+/// The k with the lowest blocked rate at 10 bits per key for blocks of
+/// `block_bits` (bloom_math::blocked_fpr): 6 for 512-bit blocks, 7 for 1024.
+std::uint32_t blocked_k(std::size_t n, std::uint64_t block_bits = 512) {
   const std::uint64_t m =
-      (static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)) + 511) / 512 * 512;
-  std::uint32_t best = 1;
-  for (std::uint32_t k = 2; k <= ringbloom::max_blocked_hashes; ++k) {
-    if (ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, k) <
-        ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, best)) {
-      best = k;
-    }
-  }
-  return best;
-}
-
-/// The same for 1024-bit blocks (blocked1024): 7 at 10 bits per key.
-std::uint32_t blocked1024_k(std::size_t n) {
-  const std::uint64_t m =
-      (static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)) + 1023) / 1024 * 1024;
+      (static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)) + block_bits - 1) /
+      block_bits * block_bits;
   const auto rate = [&](std::uint32_t k) {
-    return ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, k, 1024);
+    return ringbloom::bloom_math::blocked_fpr(static_cast<double>(n), m, k, block_bits);
   };
   std::uint32_t best = 1;
   for (std::uint32_t k = 2; k <= ringbloom::max_blocked_hashes; ++k) {
@@ -183,12 +171,13 @@ struct classic_batched {};
 struct blocked_one {};
 struct blocked_batched {};
 
-template <>
-struct filter_api<classic_one> {
-  using filter = ringbloom::bloom_filter;
-  static constexpr const char* name = "ringbloom classic";
-  static filter make(std::size_t n) {
-    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), classic_k());
+/// The adapter of a filter F made from (bits, k) with add and may_contain:
+/// one call per key. Each kind adds its name and make().
+template <class F>
+struct one_at_a_time_api {
+  using filter = F;
+  static filter make_with(std::size_t n, std::uint32_t k) {
+    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), k);
   }
   static void add_all(filter& f, const key_set& k) {
     add_loop(k, [&](std::string_view s) { f.add(s); });
@@ -199,6 +188,12 @@ struct filter_api<classic_one> {
   static double bits(const filter& f, std::size_t n) {
     return static_cast<double>(f.bits()) / static_cast<double>(n);
   }
+};
+
+template <>
+struct filter_api<classic_one> : one_at_a_time_api<ringbloom::bloom_filter> {
+  static constexpr const char* name = "ringbloom classic";
+  static filter make(std::size_t n) { return make_with(n, classic_k()); }
 };
 
 /// Batches of string_views built on the fly from the key buffer, as a caller
@@ -215,84 +210,56 @@ void for_each_batch(const key_set& keys, Fn&& fn) {
   }
 }
 
-template <class Filter>
-std::size_t count_batched(const Filter& f, const key_set& keys) {
-  std::array<bool, batch_items> out;
-  std::size_t found = 0;
-  for_each_batch(keys, [&](std::span<const std::string_view> batch) {
-    found += f.may_contain_many(batch, out);
-    benchmark::DoNotOptimize(out.data());
-  });
-  return found;
-}
+/// The batched adapter over a one-at-a-time one: add_many and
+/// may_contain_many over batches of batch_items keys.
+template <class One>
+struct batched_api : One {
+  using typename One::filter;
+  static void add_all(filter& f, const key_set& k) {
+    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
+  }
+  static std::size_t count(const filter& f, const key_set& keys) {
+    std::array<bool, batch_items> out;
+    std::size_t found = 0;
+    for_each_batch(keys, [&](std::span<const std::string_view> batch) {
+      found += f.may_contain_many(batch, out);
+      benchmark::DoNotOptimize(out.data());
+    });
+    return found;
+  }
+};
 
 template <>
-struct filter_api<classic_batched> : filter_api<classic_one> {
+struct filter_api<classic_batched> : batched_api<filter_api<classic_one>> {
   static constexpr const char* name = "ringbloom classic, batched";
-  static void add_all(filter& f, const key_set& k) {
-    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
-  }
-  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
 };
 
 template <>
-struct filter_api<blocked_one> {
-  using filter = ringbloom::blocked_bloom_filter;
+struct filter_api<blocked_one> : one_at_a_time_api<ringbloom::blocked_bloom_filter> {
   static constexpr const char* name = "ringbloom blocked";
-  static filter make(std::size_t n) {
-    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), blocked_k(n));
-  }
-  static void add_all(filter& f, const key_set& k) {
-    add_loop(k, [&](std::string_view s) { f.add(s); });
-  }
-  static std::size_t count(const filter& f, const key_set& k) {
-    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
-  }
-  static double bits(const filter& f, std::size_t n) {
-    return static_cast<double>(f.bits()) / static_cast<double>(n);
-  }
+  static filter make(std::size_t n) { return make_with(n, blocked_k(n)); }
 };
 
 template <>
-struct filter_api<blocked_batched> : filter_api<blocked_one> {
+struct filter_api<blocked_batched> : batched_api<filter_api<blocked_one>> {
   static constexpr const char* name = "ringbloom blocked, batched";
-  static void add_all(filter& f, const key_set& k) {
-    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
-  }
-  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
 };
 
 /// blocked64 (blocked64_bloom.hpp), at the blocked kind's k: one call per
-/// key from this file (plain x86-64: a direct call to the AVX2 test), and
-/// batched.
+/// key from this file (plain x86-64: a direct call to the AVX-512 or AVX2
+/// test), and batched.
 struct blocked64_one {};
 struct blocked64_batched {};
 
 template <>
-struct filter_api<blocked64_one> {
-  using filter = ringbloom::blocked64_bloom_filter;
+struct filter_api<blocked64_one> : one_at_a_time_api<ringbloom::blocked64_bloom_filter> {
   static constexpr const char* name = "ringbloom blocked64";
-  static filter make(std::size_t n) {
-    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)), blocked_k(n));
-  }
-  static void add_all(filter& f, const key_set& k) {
-    add_loop(k, [&](std::string_view s) { f.add(s); });
-  }
-  static std::size_t count(const filter& f, const key_set& k) {
-    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
-  }
-  static double bits(const filter& f, std::size_t n) {
-    return static_cast<double>(f.bits()) / static_cast<double>(n);
-  }
+  static filter make(std::size_t n) { return make_with(n, blocked_k(n)); }
 };
 
 template <>
-struct filter_api<blocked64_batched> : filter_api<blocked64_one> {
+struct filter_api<blocked64_batched> : batched_api<filter_api<blocked64_one>> {
   static constexpr const char* name = "ringbloom blocked64, batched";
-  static void add_all(filter& f, const key_set& k) {
-    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
-  }
-  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
 };
 
 /// blocked1024 (blocked1024_bloom.hpp) at its own best k: one call per key
@@ -302,31 +269,14 @@ struct blocked1024_one {};
 struct blocked1024_batched {};
 
 template <>
-struct filter_api<blocked1024_one> {
-  using filter = ringbloom::blocked1024_bloom_filter;
+struct filter_api<blocked1024_one> : one_at_a_time_api<ringbloom::blocked1024_bloom_filter> {
   static constexpr const char* name = "ringbloom blocked1024";
-  static filter make(std::size_t n) {
-    return filter(static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n)),
-                  blocked1024_k(n));
-  }
-  static void add_all(filter& f, const key_set& k) {
-    add_loop(k, [&](std::string_view s) { f.add(s); });
-  }
-  static std::size_t count(const filter& f, const key_set& k) {
-    return count_loop(k, [&](std::string_view s) { return f.may_contain(s); });
-  }
-  static double bits(const filter& f, std::size_t n) {
-    return static_cast<double>(f.bits()) / static_cast<double>(n);
-  }
+  static filter make(std::size_t n) { return make_with(n, blocked_k(n, 1024)); }
 };
 
 template <>
-struct filter_api<blocked1024_batched> : filter_api<blocked1024_one> {
+struct filter_api<blocked1024_batched> : batched_api<filter_api<blocked1024_one>> {
   static constexpr const char* name = "ringbloom blocked1024, batched";
-  static void add_all(filter& f, const key_set& k) {
-    for_each_batch(k, [&](std::span<const std::string_view> b) { f.add_many(b); });
-  }
-  static std::size_t count(const filter& f, const key_set& k) { return count_batched(f, k); }
 };
 
 #ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
@@ -790,10 +740,10 @@ int run_table(int argc, char** argv) {
 #endif
     print_row(measure<blocked64_batched>(n, members, positives, negatives, reps));
     auto dense = measure<blocked1024_one>(n, members, positives, negatives, reps);
-    dense.name += fmt::format(" (k={})", blocked1024_k(n));
+    dense.name += fmt::format(" (k={})", blocked_k(n, 1024));
     print_row(dense);
     auto dense_batched = measure<blocked1024_batched>(n, members, positives, negatives, reps);
-    dense_batched.name += fmt::format(" (k={})", blocked1024_k(n));
+    dense_batched.name += fmt::format(" (k={})", blocked_k(n, 1024));
     print_row(dense_batched);
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
     print_row(measure<boost_one>(n, members, positives, negatives, reps));
@@ -857,7 +807,7 @@ void BM_blocked_lookup_in_cache(benchmark::State& state) {
   filter_api<blocked_one>::add_all(f, keys);
   const bool batched = state.range(0) != 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(batched ? count_batched(f, keys)
+    benchmark::DoNotOptimize(batched ? filter_api<blocked_batched>::count(f, keys)
                                      : filter_api<blocked_one>::count(f, keys));
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
