@@ -466,10 +466,15 @@ row measure(std::size_t n, const key_set& members, const key_set& positives,
   return r;
 }
 
+/// A key count as the tables print it: "10M" for whole millions, else digits.
+std::string key_label(std::size_t n) {
+  return n >= 1000000 && n % 1000000 == 0 ? fmt::format("{}M", n / 1000000) : std::to_string(n);
+}
+
 void print_row(const row& r) {
   fmt::print("| {:>5} | {:<32} | {:>8.2f} | {:>9.1f} | {:>9.1f} | {:>9.1f} | {:>7.3f}% |\n",
-             r.n >= 1000000 ? fmt::format("{}M", r.n / 1000000) : std::to_string(r.n), r.name,
-             r.bits_per_key, r.insert_ns, r.positive_ns, r.negative_ns, 100 * r.fpr);
+             key_label(r.n), r.name, r.bits_per_key, r.insert_ns, r.positive_ns, r.negative_ns,
+             100 * r.fpr);
   std::fflush(stdout);
 }
 
@@ -534,9 +539,9 @@ void hash_share_and_simd_paths(std::size_t n, const key_set& members, const key_
   for (std::size_t i = 0; i < count; ++i) hashes[i] = f.hash_item(negatives[i]);
   auto out = std::make_unique<bool[]>(count);
   fmt::print(
-      "{}M keys, blocked: XXH3-128 of a 16-byte key {:.2f} ns; batched probe of a "
+      "{} keys, blocked: XXH3-128 of a 16-byte key {:.2f} ns; batched probe of a "
       "pre-hashed key:",
-      n / 1000000, hash_ns);
+      key_label(n), hash_ns);
   double best_probe = 1e300;
   for (auto p :
        {ringbloom::simd_path::scalar, ringbloom::simd_path::avx2, ringbloom::simd_path::avx512}) {
@@ -752,8 +757,8 @@ int run_table(int argc, char** argv) {
     if (n <= set_max) {
       print_row(measure<exact_set>(n, members, positives, negatives, 1));
     } else {
-      fmt::print("| {:>5} | {:<32} | skipped above --set-max-keys {} |\n",
-                 fmt::format("{}M", n / 1000000), filter_api<exact_set>::name, set_max);
+      fmt::print("| {:>5} | {:<32} | skipped above --set-max-keys {} |\n", key_label(n),
+                 filter_api<exact_set>::name, set_max);
     }
     hash_share_and_simd_paths(n, members, negatives);
   }
