@@ -360,6 +360,12 @@ def compare_strategies(
     vnodes: int = 160,
     hash: str = "xxh3",
     time_lookups: bool = False,
+    *,
+    maglev_table: int = 65537,
+    probes: int = 21,
+    epsilon: float = 0.25,
+    anchor_capacity: int = 0,
+    skeleton_fanout: int = 32,
 ) -> list[dict[str, object]]: ...
 
 class Placement:
@@ -378,6 +384,7 @@ class Placement:
         probes: int = 21,
         epsilon: float = 0.25,
         anchor_capacity: int = 0,
+        skeleton_fanout: int = 32,
     ) -> None: ...
     @property
     def kind(self) -> str: ...

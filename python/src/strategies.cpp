@@ -80,8 +80,9 @@ class py_placement {
       steps.append(py::make_tuple(static_cast<int>(s.what), s.name, s.weight));
     }
     const strategy_options& o = options_;
-    py::tuple options = py::make_tuple(o.ring_vnodes, std::string(hash_name(o.ring_hash)),
-                                       o.maglev_table, o.probes, o.epsilon, o.anchor_capacity);
+    py::tuple options =
+        py::make_tuple(o.ring_vnodes, std::string(hash_name(o.ring_hash)), o.maglev_table, o.probes,
+                       o.epsilon, o.anchor_capacity, o.skeleton_fanout);
     return py::make_tuple(kind_, nodes, options, steps);
   }
 
@@ -104,6 +105,8 @@ class py_placement {
     options.probes = o[3].cast<std::uint32_t>();
     options.epsilon = o[4].cast<double>();
     options.anchor_capacity = o[5].cast<std::uint32_t>();
+    // Pickles from before skeleton_fanout have six options: the default then.
+    if (o.size() > 6) options.skeleton_fanout = o[6].cast<std::uint32_t>();
     auto p = std::make_unique<py_placement>(state[0].cast<std::string>(), nodes, options);
     for (py::handle s : state[3]) {
       const auto t = s.cast<py::tuple>();
@@ -157,7 +160,8 @@ std::vector<placement_node> to_nodes(py::handle nodes) {
 }
 
 strategy_options to_options(py::handle vnodes, std::string_view hash, py::handle maglev_table,
-                            py::handle probes, double epsilon, py::handle anchor_capacity) {
+                            py::handle probes, double epsilon, py::handle anchor_capacity,
+                            py::handle skeleton_fanout) {
   strategy_options o;
   o.ring_vnodes = to_count32(vnodes, "vnodes");
   o.ring_hash = parse_hash(hash);
@@ -165,6 +169,7 @@ strategy_options to_options(py::handle vnodes, std::string_view hash, py::handle
   o.probes = to_count32(probes, "probes");
   o.epsilon = epsilon;
   o.anchor_capacity = to_count32(anchor_capacity, "anchor_capacity");
+  o.skeleton_fanout = to_count32(skeleton_fanout, "skeleton_fanout");
   return o;
 }
 
@@ -189,7 +194,9 @@ py::object node_for(const py_placement& self, py::handle key) {
 }
 
 py::list compare(py::handle nodes, std::string_view changes, py::handle kinds, py::handle keys,
-                 py::handle vnodes, std::string_view hash, bool time_lookups) {
+                 py::handle vnodes, std::string_view hash, bool time_lookups,
+                 py::handle maglev_table, py::handle probes, double epsilon,
+                 py::handle anchor_capacity, py::handle skeleton_fanout) {
   const std::vector<placement_node> before = to_nodes(nodes);
   const std::vector<placement_step> steps = parse_placement_changes(changes);
   std::vector<std::string> names;
@@ -200,9 +207,8 @@ py::list compare(py::handle nodes, std::string_view changes, py::handle kinds, p
   }
   std::vector<std::string> key_list =
       keys.is_none() ? numbered_keys(100'000) : py::cast<std::vector<std::string>>(keys);
-  strategy_options options;
-  options.ring_vnodes = to_count32(vnodes, "vnodes");
-  options.ring_hash = parse_hash(hash);
+  const strategy_options options =
+      to_options(vnodes, hash, maglev_table, probes, epsilon, anchor_capacity, skeleton_fanout);
   strategy_comparison result;
   {
     const py::gil_scoped_release no_gil;
@@ -299,16 +305,19 @@ void bind_strategies(py::module_& m) {
         "FILE:LINE; OSError; ValueError for an unknown system or a missing name.");
   m.def("compare_strategies", &compare, py::arg("nodes"), py::arg("changes"),
         py::arg("kinds") = py::none(), py::arg("keys") = py::none(), py::arg("vnodes") = 160,
-        py::arg("hash") = "xxh3", py::arg("time_lookups") = false,
+        py::arg("hash") = "xxh3", py::arg("time_lookups") = false, py::kw_only(),
+        py::arg("maglev_table") = 65537, py::arg("probes") = 21, py::arg("epsilon") = 0.25,
+        py::arg("anchor_capacity") = 0, py::arg("skeleton_fanout") = 32,
         "Places the same keys with each strategy before and after `changes` "
         "(\"add:x,remove:y,reweight:z=2\") and returns one dict per strategy: moved_fraction "
         "against ideal_fraction, balance, memory (and lookup_ns when time_lookups). keys "
-        "default to key-0 .. key-99999. As `ringbloom ring simulate --strategy`.");
+        "default to key-0 .. key-99999. The keyword options are Placement's. As `ringbloom "
+        "ring simulate --strategy` (with --strategy-option).");
 
   py::class_<py_placement>(m, "Placement", R"doc(
 Any placement through the library's one interface: the strategies "ring",
 "ketama", "rendezvous", "maglev", "bounded", "multiprobe", "anchor", "memento",
-"jump", and the systems' schemes "nginx", "haproxy", "twemproxy",
+"jump", "jumpback", "skeleton", and the systems' schemes "nginx", "haproxy", "twemproxy",
 "redis-cluster", "cassandra", "groupcache", "guava", which place keys exactly
 as those systems do (placement_kinds()). Keys are str (UTF-8) or bytes.
 
@@ -319,17 +328,19 @@ as those systems do (placement_kinds()). Keys are str (UTF-8) or bytes.
 )doc")
       .def(py::init([](std::string_view kind, py::handle nodes, py::handle vnodes,
                        std::string_view hash, py::handle maglev_table, py::handle probes,
-                       double epsilon, py::handle anchor_capacity) {
+                       double epsilon, py::handle anchor_capacity, py::handle skeleton_fanout) {
              return std::make_unique<py_placement>(
                  std::string(kind), to_nodes(nodes),
-                 to_options(vnodes, hash, maglev_table, probes, epsilon, anchor_capacity));
+                 to_options(vnodes, hash, maglev_table, probes, epsilon, anchor_capacity,
+                            skeleton_fanout));
            }),
            py::arg("kind"), py::arg("nodes"), py::kw_only(), py::arg("vnodes") = 160,
            py::arg("hash") = "xxh3", py::arg("maglev_table") = 65537, py::arg("probes") = 21,
            py::arg("epsilon") = 0.25, py::arg("anchor_capacity") = 0,
+           py::arg("skeleton_fanout") = 32,
            "nodes: names, or a dict name -> weight. The options are those of strategies.hpp "
            "(vnodes and hash for ring and bounded, the maglev table size, multiprobe's probes, "
-           "bounded's epsilon, anchor's capacity).")
+           "bounded's epsilon, anchor's capacity, skeleton's fan-out).")
       .def_static(
           "from_topology",
           [](const std::filesystem::path& path) {

@@ -123,3 +123,22 @@ def test_scheme_topology_files(tmp_path):
     (tmp_path / "bad.json").write_text('{"format": "ringbloom-topology", "scheme": "nginx"}')
     with pytest.raises(ringbloom.DataError):
         ringbloom.Placement.from_topology(tmp_path / "bad.json")
+
+
+def test_strategy_options_reach_the_strategy_and_survive_pickling():
+    nodes = [f"n{i}" for i in range(1, 201)]
+    narrow = ringbloom.Placement("skeleton", nodes, skeleton_fanout=4)
+    wide = ringbloom.Placement("skeleton", nodes)  # fan-out 32
+    assert narrow.node_for_many(KEYS) != wide.node_for_many(KEYS)
+    back = pickle.loads(pickle.dumps(narrow))
+    assert back.node_for_many(KEYS) == narrow.node_for_many(KEYS)
+    with pytest.raises(ValueError, match="fan-out 1 is outside"):
+        ringbloom.Placement("skeleton", nodes, skeleton_fanout=1)
+    # compare_strategies takes the same options: a tighter epsilon bounds the
+    # busiest node closer to its fair share.
+    rows = {eps: ringbloom.compare_strategies([f"n{i}" for i in range(1, 21)], "add:n21",
+                                              kinds=["bounded"], keys=KEYS[:4000],
+                                              epsilon=eps)[0]
+            for eps in (0.05, 0.5)}
+    assert rows[0.05]["peak_to_average"] <= 1.05 + 1e-9
+    assert rows[0.5]["peak_to_average"] > rows[0.05]["peak_to_average"]
