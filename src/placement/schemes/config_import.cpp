@@ -474,21 +474,9 @@ std::unique_ptr<placement> import_nodetool_ring(std::string_view text, std::stri
   // 10.0.0.1   rack1  Up     Normal  1.5 MiB    33.3%   -9223372036854775808
   std::vector<cassandra_node> nodes;
   std::string datacenter;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::vector<std::string_view> f;
-    for (std::size_t i = 0; i < line.size();) {
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      const std::size_t s = i;
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-      if (i > s) f.push_back(line.substr(s, i - s));
-    }
+  const std::vector<std::string_view> lines = detail::split_lines(text);
+  for (std::size_t line_no = 1; line_no <= lines.size(); ++line_no) {
+    const std::vector<std::string_view> f = detail::split_fields(lines[line_no - 1], " \t");
     if (f.empty()) continue;
     if (f[0] == "Datacenter:") {
       if (f.size() < 2) refuse_at(source, line_no, "'Datacenter:' has no name");

@@ -18,21 +18,9 @@ namespace {
 
 using detail::build_at;
 using detail::refuse_at;
+using detail::split_fields;
+using detail::split_lines;
 using detail::to_unsigned;
-
-/// The lines of `text`, without their "\r\n" or "\n".
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    pos = end + 1;
-  }
-  return lines;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -354,21 +342,9 @@ std::vector<slots_entry> entries_from_json(std::string_view text, std::string_vi
 std::unique_ptr<placement> import_redis_cluster_nodes(std::string_view text,
                                                       std::string_view source) {
   std::vector<redis_master> masters;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::vector<std::string_view> f;
-    for (std::size_t i = 0; i < line.size();) {
-      while (i < line.size() && line[i] == ' ') ++i;
-      const std::size_t s = i;
-      while (i < line.size() && line[i] != ' ') ++i;
-      if (i > s) f.push_back(line.substr(s, i - s));
-    }
+  const std::vector<std::string_view> lines = split_lines(text);
+  for (std::size_t line_no = 1; line_no <= lines.size(); ++line_no) {
+    const std::vector<std::string_view> f = split_fields(lines[line_no - 1], " ");
     if (f.empty()) continue;
     if (f.size() < 8) {
       refuse_at(source, line_no,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ringbloom/error.hpp"
 
@@ -67,6 +69,34 @@ inline std::optional<std::uint64_t> to_unsigned(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
   return v;
+}
+
+/// The lines of `text`, without their "\r\n" or "\n" (line i is at line
+/// number i + 1).
+inline std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    pos = end + 1;
+  }
+  return lines;
+}
+
+/// The fields of `line`: the runs of characters not in `separators`.
+inline std::vector<std::string_view> split_fields(std::string_view line,
+                                                  std::string_view separators) {
+  std::vector<std::string_view> fields;
+  std::size_t i = 0;
+  while ((i = line.find_first_not_of(separators, i)) != std::string_view::npos) {
+    const std::size_t end = std::min(line.find_first_of(separators, i), line.size());
+    fields.push_back(line.substr(i, end - i));
+    i = end;
+  }
+  return fields;
 }
 
 /// Builds a placement with f(), turning the scheme's own refusal
