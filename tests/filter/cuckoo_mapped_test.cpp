@@ -6,13 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
+#include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/memory.hpp"
 #include "support/cli_run.hpp"
 
@@ -22,10 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using test::temp_dir;
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 TEST(CuckooMapped, AnswersAsTheLoadedFilterForEveryGeometry) {
   const temp_dir dir;
@@ -74,19 +70,19 @@ TEST(CuckooMapped, EveryFlipAndTruncationOnDiskIsRefused) {
   f.add("a");
   f.add("b");
   const std::string file = serialize_cuckoo(f);
-  write_bytes(path, file);
+  io::write_file_atomic(path, file);
   EXPECT_TRUE(open_cuckoo_mapped(path).may_contain("a"));
   for (std::size_t i = 0; i < file.size(); ++i) {
     std::string bad = file;
     bad[i] = static_cast<char>(bad[i] ^ 0x01);
-    write_bytes(path, bad);
+    io::write_file_atomic(path, bad);
     EXPECT_THROW((void)open_cuckoo_mapped(path), data_error) << "byte " << i;
   }
   for (std::size_t n = 0; n < file.size(); ++n) {
-    write_bytes(path, file.substr(0, n));
+    io::write_file_atomic(path, file.substr(0, n));
     EXPECT_THROW((void)open_cuckoo_mapped(path), data_error) << n << " bytes";
   }
-  write_bytes(path, "\x89RBS\r\n\x1a\n a sketch file");
+  io::write_file_atomic(path, "\x89RBS\r\n\x1a\n a sketch file");
   try {
     (void)open_cuckoo_mapped(path);
     FAIL();

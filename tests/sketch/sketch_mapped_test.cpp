@@ -6,12 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/file_io.hpp"
 #include "ringbloom/sketch/sketch_file.hpp"
 #include "support/cli_run.hpp"
 
@@ -21,10 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using test::temp_dir;
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 TEST(SketchMapped, HyperLogLogCountsInPlaceAsTheLoadedOne) {
   const temp_dir dir;
@@ -103,16 +99,16 @@ TEST(SketchMapped, EveryFlipAndTruncationOnDiskIsRefused) {
   const temp_dir dir;
   const fs::path path = dir / "s.rbs";
   for (const std::string& file : small_files()) {
-    write_bytes(path, file);
+    io::write_file_atomic(path, file);
     EXPECT_NO_THROW((void)open_sketch_mapped(path));
     for (std::size_t i = 0; i < file.size(); ++i) {
       std::string bad = file;
       bad[i] = static_cast<char>(bad[i] ^ 0x20);
-      write_bytes(path, bad);
+      io::write_file_atomic(path, bad);
       EXPECT_THROW((void)open_sketch_mapped(path), data_error) << "byte " << i;
     }
     for (std::size_t n = 0; n < file.size(); n += 7) {
-      write_bytes(path, file.substr(0, n));
+      io::write_file_atomic(path, file.substr(0, n));
       EXPECT_THROW((void)open_sketch_mapped(path), data_error) << n << " bytes";
     }
   }
@@ -131,7 +127,7 @@ TEST(SketchMapped, RefusalsNameTheFileAndTheKind) {
   }
   std::string bytes = serialize_sketch(count_min_sketch(10, 2));
   bytes[70] = 1;  // a counter, so only the checksum notices
-  write_bytes(dir / "bad.rbs", bytes);
+  io::write_file_atomic(dir / "bad.rbs", bytes);
   try {
     (void)open_sketch_mapped_as<count_min_view>(dir / "bad.rbs");
     FAIL();
