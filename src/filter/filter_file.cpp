@@ -769,30 +769,13 @@ void set_blocked_bits(std::uint64_t* words, const blocked_bloom_filter& f,
   }
 }
 
-// The kinds placed by a 64-bit hash go through their batch pipeline
-// (hash64_batch.hpp) in chunks of 16.
-void set_blocked64_bits(std::uint64_t* words, const blocked64_bloom_filter& f,
-                        std::span<const std::string_view> items) {
-  hash64_batch::pipeline<blocked64_bloom_filter::block_words, 16>(
-      words, f.blocks(), f.seed(), items, true,
-      [&](const hash64_batch::hashed* h, std::size_t /*first*/, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i) {
-          const auto mask = detail::block_mask(h[i].x * detail::blocked64_mixer, f.hashes());
-          for (std::size_t w = 0; w < mask.size(); ++w) words[h[i].offset + w] |= mask[w];
-        }
-      });
-}
-
-void set_blocked1024_bits(std::uint64_t* words, const blocked1024_bloom_filter& f,
-                          std::span<const std::string_view> items) {
-  hash64_batch::pipeline<blocked1024_bloom_filter::block_words, 16>(
-      words, f.blocks(), f.seed(), items, true,
-      [&](const hash64_batch::hashed* h, std::size_t /*first*/, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i) {
-          detail::blocked1024_set(words + h[i].offset, h[i].x * detail::blocked64_mixer,
-                                  f.hashes());
-        }
-      });
+// The kinds placed by a 64-bit hash: their add_many's own pipeline
+// (hash64_batch.hpp), on the file's words.
+template <class Filter>
+void set_hash64_bits(std::uint64_t* words, const Filter& f,
+                     std::span<const std::string_view> items) {
+  hash64_batch::set_all<Filter, Filter::batch_chunk>(words, f.blocks(), f.seed(), f.hashes(),
+                                                     items);
 }
 
 void set_classic_bits(std::uint64_t* words, const bloom_filter& f,
@@ -830,9 +813,9 @@ void add_to_filter_bytes(std::string& file, std::span<const std::string_view> it
   if (const auto* blocked = view.get_if<blocked_bloom_filter>()) {
     set_blocked_bits(words, *blocked, items);
   } else if (const auto* blocked64 = view.get_if<blocked64_bloom_filter>()) {
-    set_blocked64_bits(words, *blocked64, items);
+    set_hash64_bits(words, *blocked64, items);
   } else if (const auto* blocked1024 = view.get_if<blocked1024_bloom_filter>()) {
-    set_blocked1024_bits(words, *blocked1024, items);
+    set_hash64_bits(words, *blocked1024, items);
   } else {
     set_classic_bits(words, *view.get_if<bloom_filter>(), items);
   }

@@ -80,4 +80,19 @@ template <std::size_t BlockWords, std::size_t ChunkItems, class Item, class Step
   if (previous_count > 0) step(chunks[(c - 1) & 1].data(), previous_first, previous_count);
 }
 
+/// Sets the bits of every item in `words` (`blocks` blocks of Filter) with
+/// Filter::set_block, in chunks of ChunkItems: add_many's work, and the
+/// in-place add to a filter's words inside a file.
+template <class Filter, std::size_t ChunkItems, class Item>
+void set_all(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed, std::uint32_t k,
+             std::span<const Item> items) {
+  pipeline<Filter::block_words, ChunkItems>(
+      words, blocks, seed, items, true,
+      [&](const hashed* h, std::size_t /*first*/, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+          Filter::set_block(words + h[i].offset, h[i].x * detail::blocked64_mixer, k);
+        }
+      });
+}
+
 }  // namespace ringbloom::hash64_batch

@@ -98,15 +98,9 @@ template <class Derived, unsigned L>
 template <class Item>
 void hash64_filter<Derived, L>::add_all(std::span<const Item> items) {
   if (items.empty()) return;
-  std::uint64_t* words = words_.mutable_data();  // logic_error when read-only
-  const std::uint32_t k = hashes_;
-  hash64_batch::pipeline<block_words, Derived::batch_chunk>(
-      words, blocks_, seed_, items, true,
-      [&](const hash64_batch::hashed* h, std::size_t /*first*/, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i) {
-          Derived::set_block(words + h[i].offset, h[i].x * blocked64_mixer, k);
-        }
-      });
+  // mutable_data: std::logic_error when read-only, before anything changes.
+  hash64_batch::set_all<Derived, Derived::batch_chunk>(words_.mutable_data(), blocks_, seed_,
+                                                       hashes_, items);
   items_ = saturating_add(items_, items.size());
 }
 
