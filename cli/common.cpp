@@ -144,8 +144,19 @@ bool use_color() {
   return stdout_is_terminal() && (no_color == nullptr || *no_color == '\0');
 }
 
-void print_json(const nlohmann::json& doc) {
-  std::cout << doc.dump(stdout_is_terminal() ? 2 : -1) << '\n';
+namespace {
+template <class Json>
+void print_any_json(const Json& doc) {
+  std::cout << doc.dump(stdout_is_terminal() ? 2 : -1, ' ', false, Json::error_handler_t::replace)
+            << '\n';
+}
+}  // namespace
+
+void print_json(const nlohmann::json& doc) { print_any_json(doc); }
+void print_json(const nlohmann::ordered_json& doc) { print_any_json(doc); }
+
+std::string json_line(const nlohmann::json& doc) {
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // --- numeric options ---------------------------------------------------------------

@@ -21,7 +21,10 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
+
+#include "ringbloom/error.hpp"
 
 namespace ringbloom::cli {
 
@@ -126,8 +129,34 @@ std::uint64_t in_batches(const std::vector<std::string>& args,
 [[nodiscard]] bool use_color();
 
 /// Prints `doc` to stdout, pretty when stdout is a terminal, one line
-/// otherwise, followed by a newline.
+/// otherwise, followed by a newline. Bytes that are not UTF-8 (items come
+/// from arbitrary input) are printed as U+FFFD: printing never throws on
+/// them. The one JSON printer of every command.
 void print_json(const nlohmann::json& doc);
+void print_json(const nlohmann::ordered_json& doc);
+
+/// `doc` as one line of JSON, with bytes that are not UTF-8 as U+FFFD (for
+/// commands that print a document per line).
+[[nodiscard]] std::string json_line(const nlohmann::json& doc);
+
+// --- errors -------------------------------------------------------------------------
+
+/// Runs `fn` and returns what it returns; an io_error (by default) or a
+/// data_error (`E = data_error`) thrown from it that does not say what to do
+/// is thrown again with `advice`, so that every error a command prints says
+/// what to do. Advice the library gave stays (ringbloom::with_advice).
+///
+///   with_advice("check the file name, or create it with 'ringbloom hll create'",
+///               [&] { return load_sketch(path); });
+template <class E = io_error, class Fn>
+decltype(auto) with_advice(std::string_view advice, Fn&& fn) {
+  try {
+    return std::forward<Fn>(fn)();
+  } catch (const E& e) {
+    if (e.has_advice()) throw;
+    throw ringbloom::with_advice(e, advice);
+  }
+}
 
 // --- numeric options ---------------------------------------------------------------
 //

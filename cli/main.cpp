@@ -26,10 +26,7 @@ int report(std::string_view message, int status) {
 // An operating-system failure says what to do too; the library's io_error
 // names the file and the reason ("cannot open 'x': No such file or
 // directory"), the advice is added here when the command added none.
-std::string with_advice(std::string_view message) {
-  if (message.find(';') != std::string_view::npos) return std::string(message);
-  return std::string(message) + "; check the path and its permissions";
-}
+constexpr std::string_view io_advice = "check the path and its permissions";
 
 constexpr std::string_view out_of_memory =
     "ran out of memory: the work asked for more than this machine or this process's memory "
@@ -85,7 +82,7 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     return report(e.what(), exit_usage);
   } catch (const ringbloom::io_error& e) {
-    return report(with_advice(e.what()), exit_data);
+    return report(ringbloom::with_advice(e, io_advice).what(), exit_data);
   } catch (const ringbloom::error& e) {
     return report(e.what(), exit_data);
   } catch (const std::bad_alloc&) {

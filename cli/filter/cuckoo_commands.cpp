@@ -28,17 +28,6 @@ using json = nlohmann::json;
 constexpr std::string_view read_advice =
     "check the file name, or create the filter first with 'ringbloom cuckoo create'";
 
-template <class Fn>
-void with_advice(std::string_view advice, Fn&& fn) {
-  try {
-    fn();
-  } catch (const io_error& e) {
-    const std::string_view what = e.what();
-    if (what.find(';') != std::string_view::npos) throw;
-    throw io_error(fmt::format("{}; {}", what, advice));
-  }
-}
-
 // Info as JSON for a filter or its read-only mapped view (the same fields).
 template <class Filter>
 json info_json(const std::string& file, const Filter& f) {

@@ -41,32 +41,11 @@ using json = nlohmann::ordered_json;
 
 std::string hex64(std::uint64_t v) { return fmt::format("{:#018x}", v); }
 
-void print_doc(const json& doc) {
-  if (stdout_is_terminal()) {
-    fmt::print("{}\n", doc.dump(2, ' ', false, json::error_handler_t::replace));
-  } else {
-    fmt::print("{}\n", doc.dump(-1, ' ', false, json::error_handler_t::replace));
-  }
-}
-
 json ranges_json(const std::vector<hash_range>& ranges) {
   json out = json::array();
   for (const hash_range& r : ranges)
     out.push_back({{"first", hex64(r.first)}, {"last", hex64(r.last)}});
   return out;
-}
-
-// Runs a command; an io_error without advice ("cannot open 'x': No such file
-// or directory") gets `advice` appended, so that every error says what to do.
-template <class Fn>
-void with_io_advice(std::string_view advice, Fn&& fn) {
-  try {
-    fn();
-  } catch (const io_error& e) {
-    const std::string_view what = e.what();
-    if (what.find(';') != std::string_view::npos) throw;
-    throw io_error(fmt::format("{}; {}", what, advice));
-  }
 }
 
 /// The most copies of a key --replicas may ask for (as `ring lookup`'s limit
@@ -139,15 +118,15 @@ void run_build(const build_options& o) {
   const merkle_tree tree = builder.finish();
   save_tree(o.out, tree);
   if (o.json) {
-    print_doc({{"file", o.out},
-               {"rows", tree.rows()},
-               {"depth", tree.depth()},
-               {"leaves", tree.leaf_count()},
-               {"key_hash", hash_name(tree.options().key_hash)},
-               {"root", digest_hex(tree.root())},
-               {"ranges", tree.options().ranges.size()},
-               {"fraction_covered",
-                tree.options().ranges.empty() ? 1.0 : ranges_fraction(tree.options().ranges)}});
+    print_json(json{{"file", o.out},
+                {"rows", tree.rows()},
+                {"depth", tree.depth()},
+                {"leaves", tree.leaf_count()},
+                {"key_hash", hash_name(tree.options().key_hash)},
+                {"root", digest_hex(tree.root())},
+                {"ranges", tree.options().ranges.size()},
+                {"fraction_covered",
+                 tree.options().ranges.empty() ? 1.0 : ranges_fraction(tree.options().ranges)}});
     return;
   }
   fmt::print("{}: {} rows, depth {} ({} leaves), root {}\n", o.out, tree.rows(), tree.depth(),
@@ -172,7 +151,7 @@ void add_build(CLI::App& merkle) {
                     "With --ring: copies of each key (default 1)");
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom merkle build replica-a.tsv -o a.rbm --depth 16");
-  cmd->callback([o] { with_io_advice(tree_advice, [&] { run_build(*o); }); });
+  cmd->callback([o] { with_advice(tree_advice, [&] { run_build(*o); }); });
 }
 
 // --- diff -------------------------------------------------------------------------
@@ -262,7 +241,7 @@ void run_diff(const diff_options& o, context& ctx) {
     keys = compare_rows(*rows_a, *rows_b);
   }
   if (o.json) {
-    print_doc(diff_json(d, with_rows ? &keys : nullptr));
+    print_json(diff_json(d, with_rows ? &keys : nullptr));
   } else {
     print_diff_text(a, d, with_rows ? &keys : nullptr);
   }
@@ -279,7 +258,7 @@ void add_diff(CLI::App& merkle, context& ctx) {
   cmd->add_option("--rows-b", o->rows_b, "The rows file B was built from");
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom merkle diff a.rbm b.rbm --rows-a a.tsv --rows-b b.tsv");
-  cmd->callback([o, &ctx] { with_io_advice(tree_advice, [&] { run_diff(*o, ctx); }); });
+  cmd->callback([o, &ctx] { with_advice(tree_advice, [&] { run_diff(*o, ctx); }); });
 }
 
 // --- info -------------------------------------------------------------------------
@@ -302,19 +281,19 @@ void run_info(const info_options& o) {
   const double covered =
       tree.options().ranges.empty() ? 1.0 : ranges_fraction(tree.options().ranges);
   if (o.json) {
-    print_doc({{"file", o.file},
-               {"format_version", merkle_format_version},
-               {"depth", tree.depth()},
-               {"leaves", tree.leaf_count()},
-               {"key_hash", hash_name(tree.options().key_hash)},
-               {"row_hash", row_hash_name(tree.options().row_hash)},
-               {"rows", tree.rows()},
-               {"root", digest_hex(tree.root())},
-               {"rows_per_leaf", {{"min", min_rows}, {"mean", mean}, {"max", max_rows}}},
-               {"ranges", ranges_json(tree.options().ranges)},
-               {"fraction_covered", covered},
-               {"file_bytes", bytes},
-               {"memory_bytes", tree.memory_bytes()}});
+    print_json(json{{"file", o.file},
+                {"format_version", merkle_format_version},
+                {"depth", tree.depth()},
+                {"leaves", tree.leaf_count()},
+                {"key_hash", hash_name(tree.options().key_hash)},
+                {"row_hash", row_hash_name(tree.options().row_hash)},
+                {"rows", tree.rows()},
+                {"root", digest_hex(tree.root())},
+                {"rows_per_leaf", {{"min", min_rows}, {"mean", mean}, {"max", max_rows}}},
+                {"ranges", ranges_json(tree.options().ranges)},
+                {"fraction_covered", covered},
+                {"file_bytes", bytes},
+                {"memory_bytes", tree.memory_bytes()}});
     return;
   }
   fmt::print("file            {}\n", o.file);
@@ -340,7 +319,7 @@ void add_info(CLI::App& merkle) {
   cmd->add_option("file", o->file, "The tree file")->required();
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom merkle info a.rbm --json");
-  cmd->callback([o] { with_io_advice(tree_advice, [&] { run_info(*o); }); });
+  cmd->callback([o] { with_advice(tree_advice, [&] { run_info(*o); }); });
 }
 
 }  // namespace

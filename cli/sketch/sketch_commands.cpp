@@ -30,18 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-/// An io_error from the library gets `advice` appended unless it has one.
-template <class Fn>
-void with_advice(std::string_view advice, Fn&& fn) {
-  try {
-    fn();
-  } catch (const io_error& e) {
-    const std::string_view what = e.what();
-    if (what.find(';') != std::string_view::npos) throw;
-    throw io_error(fmt::format("{}; {}", what, advice));
-  }
-}
-
 void refuse_existing(const std::string& file, bool force) {
   std::error_code ec;
   if (!force && fs::exists(fs::symlink_status(file, ec))) {

@@ -90,10 +90,9 @@ void wait_for_pipe(int fd, const std::filesystem::path& path, std::chrono::milli
     const int ready = ::poll(&request, 1, static_cast<int>(wait.count()));
     if (ready > 0) return;
     if (ready == 0) {
-      throw io_error(fmt::format(
-          "nothing arrived on the pipe '{}' within {} ms; start the program that writes to it "
-          "first, or give a regular file",
-          path.string(), wait.count()));
+      throw io_error(
+          fmt::format("nothing arrived on the pipe '{}' within {} ms", path.string(), wait.count()),
+          "start the program that writes to it first, or give a regular file");
     }
     if (errno != EINTR) throw_io("cannot wait for", path);
   }
@@ -121,9 +120,10 @@ void read_all_into(int fd, const std::filesystem::path& path, const read_cap& ca
     if (n == 0) break;
     size += static_cast<std::size_t>(n);
     if (size > most) {
-      throw io_error(fmt::format("'{}' holds more than {}, {}; give a smaller input{}",
-                                 path.string(), format_bytes(cap.bytes), cap.words,
-                                 pipe ? ", or write it to a regular file first" : ""));
+      throw io_error(fmt::format("'{}' holds more than {}, {}", path.string(),
+                                 format_bytes(cap.bytes), cap.words),
+                     pipe ? "give a smaller input, or write it to a regular file first"
+                          : "give a smaller input");
     }
   }
   out.resize(size);
@@ -134,9 +134,10 @@ void read_all_into(int fd, const std::filesystem::path& path, const read_cap& ca
 void check_size(const std::filesystem::path& path, std::uint64_t size, const read_cap& cap,
                 std::uint64_t copies = 1) {
   if (size > cap.bytes / copies) {
-    throw io_error(fmt::format("'{}' is {} ({} bytes){}, more than {}; give a smaller file",
-                               path.string(), format_bytes(size), size,
-                               copies > 1 ? ", and an update holds it twice" : "", cap.words));
+    throw io_error(
+        fmt::format("'{}' is {} ({} bytes){}, more than {}", path.string(), format_bytes(size),
+                    size, copies > 1 ? ", and an update holds it twice" : "", cap.words),
+        "give a smaller file");
   }
 }
 

@@ -195,11 +195,10 @@ merkle_tree deserialize_tree(std::string_view bytes) {
   try {
     return read_tree(bytes);
   } catch (const data_error& e) {
-    const std::string_view what = e.what();
     // Sentences from the field checks get the common prefix and advice.
-    if (what.find(';') != std::string_view::npos) throw;
-    throw data_error(fmt::format(
-        "invalid Merkle tree file: {}; rebuild it with 'ringbloom merkle build'", what));
+    if (e.has_advice()) throw;
+    throw data_error(fmt::format("invalid Merkle tree file: {}", e.sentence()),
+                     "rebuild it with 'ringbloom merkle build'");
   }
 }
 

@@ -81,8 +81,8 @@ void scan_rows_file(const std::filesystem::path& path, const row_callback& fn) {
   };
   std::unique_ptr<std::FILE, closer> file(std::fopen(path.c_str(), "rb"));
   if (!file) {
-    throw io_error(fmt::format("cannot open rows file {}: {}; check the path", path.string(),
-                               system_reason()));
+    throw io_error(fmt::format("cannot open rows file {}: {}", path.string(), system_reason()),
+                   "check the path");
   }
   scan_rows(file.get(), path.string(), fn);
 }
