@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
-#include <stdexcept>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -118,15 +118,16 @@ void run_build(const build_options& o) {
   const merkle_tree tree = builder.finish();
   save_tree(o.out, tree);
   if (o.json) {
-    print_json(json{{"file", o.out},
-                {"rows", tree.rows()},
-                {"depth", tree.depth()},
-                {"leaves", tree.leaf_count()},
-                {"key_hash", hash_name(tree.options().key_hash)},
-                {"root", digest_hex(tree.root())},
-                {"ranges", tree.options().ranges.size()},
-                {"fraction_covered",
-                 tree.options().ranges.empty() ? 1.0 : ranges_fraction(tree.options().ranges)}});
+    print_json(
+        json{{"file", o.out},
+             {"rows", tree.rows()},
+             {"depth", tree.depth()},
+             {"leaves", tree.leaf_count()},
+             {"key_hash", hash_name(tree.options().key_hash)},
+             {"root", digest_hex(tree.root())},
+             {"ranges", tree.options().ranges.size()},
+             {"fraction_covered",
+              tree.options().ranges.empty() ? 1.0 : ranges_fraction(tree.options().ranges)}});
     return;
   }
   fmt::print("{}: {} rows, depth {} ({} leaves), root {}\n", o.out, tree.rows(), tree.depth(),
@@ -282,18 +283,18 @@ void run_info(const info_options& o) {
       tree.options().ranges.empty() ? 1.0 : ranges_fraction(tree.options().ranges);
   if (o.json) {
     print_json(json{{"file", o.file},
-                {"format_version", merkle_format_version},
-                {"depth", tree.depth()},
-                {"leaves", tree.leaf_count()},
-                {"key_hash", hash_name(tree.options().key_hash)},
-                {"row_hash", row_hash_name(tree.options().row_hash)},
-                {"rows", tree.rows()},
-                {"root", digest_hex(tree.root())},
-                {"rows_per_leaf", {{"min", min_rows}, {"mean", mean}, {"max", max_rows}}},
-                {"ranges", ranges_json(tree.options().ranges)},
-                {"fraction_covered", covered},
-                {"file_bytes", bytes},
-                {"memory_bytes", tree.memory_bytes()}});
+                    {"format_version", merkle_format_version},
+                    {"depth", tree.depth()},
+                    {"leaves", tree.leaf_count()},
+                    {"key_hash", hash_name(tree.options().key_hash)},
+                    {"row_hash", row_hash_name(tree.options().row_hash)},
+                    {"rows", tree.rows()},
+                    {"root", digest_hex(tree.root())},
+                    {"rows_per_leaf", {{"min", min_rows}, {"mean", mean}, {"max", max_rows}}},
+                    {"ranges", ranges_json(tree.options().ranges)},
+                    {"fraction_covered", covered},
+                    {"file_bytes", bytes},
+                    {"memory_bytes", tree.memory_bytes()}});
     return;
   }
   fmt::print("file            {}\n", o.file);

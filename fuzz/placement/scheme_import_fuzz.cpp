@@ -1,6 +1,6 @@
 // libFuzzer target over the system-scheme readers: nginx.conf, haproxy.cfg,
-// CLUSTER NODES, CLUSTER SLOTS (raw, terminal and JSON), nodetool ring, nutcracker server lines and scheme topology
-// files (config_import.hpp, scheme_topology.hpp).
+// CLUSTER NODES, CLUSTER SLOTS (raw, terminal and JSON), nodetool ring, nutcracker server lines and
+// scheme topology files (config_import.hpp, scheme_topology.hpp).
 //
 // The contract: any byte string either gives a placement or throws
 // ringbloom::data_error; never a crash, a hang, a huge allocation (the

@@ -4,8 +4,8 @@
 #include <fmt/core.h>
 
 #include "ringbloom/hash.hpp"
-#include "ringbloom/placement/detail/strategy_support.hpp"
 #include "ringbloom/placement/detail/ownership.hpp"
+#include "ringbloom/placement/detail/strategy_support.hpp"
 
 namespace ringbloom {
 

@@ -139,7 +139,8 @@ topk_section measure_topk(const std::vector<std::string>& keys,
     top.insert(keys[by[i].first]);
   }
   // RedisBloom's TOPK.RESERVE defaults, then a wider sketch.
-  for (const auto& [width, depth] : {std::pair{8u, 7u}, std::pair{100u, 5u}, std::pair{1000u, 5u}}) {
+  for (const auto& [width, depth] :
+       {std::pair{8u, 7u}, std::pair{100u, 5u}, std::pair{1000u, 5u}}) {
     top_k t(s.k, width, depth, 0.9, 1);
     for (const auto k : stream) t.add(keys[k]);
     topk_row row{width, depth, 0, 0};

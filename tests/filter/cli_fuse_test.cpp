@@ -52,7 +52,7 @@ std::string key_lines(const std::string& prefix, int n) {
   return out;
 }
 
-TEST(cli_fuse, create_from_a_file_and_from_stdin_then_check_and_info) {
+TEST(CliFuse, create_from_a_file_and_from_stdin_then_check_and_info) {
   temp_dir dir;
   const std::string keys = dir.file("keys.txt");
   {
@@ -107,7 +107,7 @@ TEST(cli_fuse, create_from_a_file_and_from_stdin_then_check_and_info) {
   EXPECT_TRUE(io::read_file(f8) == serialize_filter(build_fuse_filter(filter_kind::fuse8, hashes)));
 }
 
-TEST(cli_fuse, a_static_file_refuses_add_and_remove_with_exit_2_and_is_left_unchanged) {
+TEST(CliFuse, a_static_file_refuses_add_and_remove_with_exit_2_and_is_left_unchanged) {
   temp_dir dir;
   const std::string file = dir.file("f.rbf");
   ASSERT_EQ(
@@ -121,7 +121,7 @@ TEST(cli_fuse, a_static_file_refuses_add_and_remove_with_exit_2_and_is_left_unch
   EXPECT_FALSE(fs::exists(dir.file("m.rbf")));
 }
 
-TEST(cli_fuse, wrong_combinations_and_bad_inputs_are_refused_by_name) {
+TEST(CliFuse, wrong_combinations_and_bad_inputs_are_refused_by_name) {
   temp_dir dir;
   const std::string out = dir.file("f.rbf");
   const std::string keys = dir.file("keys.txt");

@@ -83,7 +83,7 @@ server with_port(const std::string& host, in_port_t port, std::uint32_t weight =
   return {host, port, weight, host + ":" + std::to_string(port)};
 }
 
-TEST(KetamaCompat, TwentyFiveEqualServersTheSpecial156PointsCase) {
+TEST(KetamaPeer, TwentyFiveEqualServersTheSpecial156PointsCase) {
   // 1/25 * 160 / 4 * 25 in float is 39.999996: 39 digests, 156 points each.
   // Equal-weight lists of 25, 47, 50, 55, 61, 71, 94 and 100 servers do this.
   std::vector<server> servers;
@@ -93,14 +93,14 @@ TEST(KetamaCompat, TwentyFiveEqualServersTheSpecial156PointsCase) {
   expect_agreement(servers, 1);
 }
 
-TEST(KetamaCompat, ThreeEqualServers) {
+TEST(KetamaPeer, ThreeEqualServers) {
   const std::vector<server> servers = {plain("cache-a"), plain("cache-b"), plain("cache-c")};
   const auto ring = make_ring(servers);
   for (const auto& node : ring.nodes()) EXPECT_EQ(node.points, 160u);
   expect_agreement(servers, 11);
 }
 
-TEST(KetamaCompat, FourEqualServersGet160Points) {
+TEST(KetamaPeer, FourEqualServersGet160Points) {
   const std::vector<server> servers = {plain("10.0.0.1"), plain("10.0.0.2"), plain("10.0.0.3"),
                                        plain("10.0.0.4")};
   const auto ring = make_ring(servers);
@@ -108,7 +108,7 @@ TEST(KetamaCompat, FourEqualServersGet160Points) {
   expect_agreement(servers, 2);
 }
 
-TEST(KetamaCompat, PortsAndWeights) {
+TEST(KetamaPeer, PortsAndWeights) {
   const std::vector<server> servers = {
       with_port("10.0.1.1", 11211, 1),  // written with its port, hashed as "10.0.1.1-k"
       with_port("10.0.1.2", 11212, 2),  // "10.0.1.2:11212-k"
@@ -118,11 +118,11 @@ TEST(KetamaCompat, PortsAndWeights) {
   expect_agreement(servers, 3);
 }
 
-TEST(KetamaCompat, OneServerTakesEverything) {
+TEST(KetamaPeer, OneServerTakesEverything) {
   expect_agreement({with_port("solo", 4000, 7)}, 4, 20000);
 }
 
-TEST(KetamaCompat, RandomServerListsUpTo100Servers) {
+TEST(KetamaPeer, RandomServerListsUpTo100Servers) {
   std::mt19937_64 rng(2024);
   for (const std::size_t count : {2u, 5u, 13u, 31u, 64u, 100u}) {
     std::vector<server> servers;
@@ -139,7 +139,7 @@ TEST(KetamaCompat, RandomServerListsUpTo100Servers) {
   }
 }
 
-TEST(KetamaCompat, RemovingAServerMatchesAFreshList) {
+TEST(KetamaPeer, RemovingAServerMatchesAFreshList) {
   std::vector<server> servers;
   for (int i = 0; i < 12; ++i) {
     servers.push_back(with_port("node" + std::to_string(i), static_cast<in_port_t>(11300 + i),

@@ -30,7 +30,7 @@ void pfadd(test::redis_server& redis, const std::string& key, const std::vector<
   }
 }
 
-class HllRedis : public ::testing::Test {
+class HllRedisPeer : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { redis_ = new test::redis_server(); }
   static void TearDownTestSuite() {
@@ -39,9 +39,9 @@ class HllRedis : public ::testing::Test {
   }
   static test::redis_server* redis_;
 };
-test::redis_server* HllRedis::redis_ = nullptr;
+test::redis_server* HllRedisPeer::redis_ = nullptr;
 
-TEST_F(HllRedis, RegistersAndCountsEqualPfaddAtEverySize) {
+TEST_F(HllRedisPeer, RegistersAndCountsEqualPfaddAtEverySize) {
   // 1..300 stay sparse in Redis, 3000 and up are dense (hll-sparse-max-bytes 3000).
   for (const std::size_t n : {1u, 7u, 300u, 3000u, 20000u, 200000u}) {
     const std::string key = "hll:" + std::to_string(n);
@@ -61,7 +61,7 @@ TEST_F(HllRedis, RegistersAndCountsEqualPfaddAtEverySize) {
   }
 }
 
-TEST_F(HllRedis, RedisAcceptsOurDenseAndSparseStrings) {
+TEST_F(HllRedisPeer, RedisAcceptsOurDenseAndSparseStrings) {
   for (const std::size_t n : {0u, 50u, 1500u, 100000u}) {
     hyperloglog ours = hyperloglog::redis();
     for (const auto& x : items("ours:", n)) ours.add(x);
@@ -90,7 +90,7 @@ TEST_F(HllRedis, RedisAcceptsOurDenseAndSparseStrings) {
   }
 }
 
-TEST_F(HllRedis, PfmergeOfOurStringsEqualsOurMerge) {
+TEST_F(HllRedisPeer, PfmergeOfOurStringsEqualsOurMerge) {
   hyperloglog a = hyperloglog::redis();
   hyperloglog b = hyperloglog::redis();
   for (const auto& x : items("a:", 40000)) a.add(x);
@@ -105,7 +105,7 @@ TEST_F(HllRedis, PfmergeOfOurStringsEqualsOurMerge) {
             both.count());
 }
 
-TEST_F(HllRedis, RedisRefusesWhatWeRefuse) {
+TEST_F(HllRedisPeer, RedisRefusesWhatWeRefuse) {
   // A dense string one byte short: Redis says WRONGTYPE, we throw data_error.
   hyperloglog h = hyperloglog::redis();
   h.add("x");

@@ -88,7 +88,7 @@ std::string unescape(std::string s) {
   return s;
 }
 
-TEST(DemoReport, EveryChartRendersInChromium) {
+TEST(DemoReportPeer, EveryChartRendersInChromium) {
   ASSERT_EQ(::access(chromium, X_OK), 0)
       << chromium << " is missing; run scripts/install-deps (Debian package chromium)";
   temp_dir dir;

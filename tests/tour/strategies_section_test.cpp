@@ -47,7 +47,7 @@ TEST(TourStrategies, IsDeterministic) {
   }
 }
 
-TEST(TourStrategies, TheDemoPrintsTheSectionInEveryFace) {
+TEST(TourStrategiesCli, TheDemoPrintsTheSectionInEveryFace) {
   const auto json_run = test::run_cli({"demo", "--json"});
   ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
   const auto doc = nlohmann::json::parse(json_run.out);

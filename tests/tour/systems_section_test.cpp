@@ -130,7 +130,7 @@ TEST(TourSystems, IsDeterministicAndChecksItsArguments) {
   EXPECT_THROW((void)measure_systems(100, 1), std::invalid_argument);
 }
 
-TEST(TourSystems, InTheDemoAsTextAndJson) {
+TEST(TourSystemsCli, InTheDemoAsTextAndJson) {
   const auto json_run = test::run_cli({"demo", "--json"});
   ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
   const auto doc = nlohmann::json::parse(json_run.out);
