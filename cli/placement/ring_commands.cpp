@@ -703,20 +703,7 @@ void run_diff(const diff_options& o) {
   } catch (const std::invalid_argument& e) {
     throw data_error(e.what());
   }
-  // The fraction of the space per (from, to) pair, in order of appearance.
-  std::vector<std::pair<std::pair<std::string, std::string>, double>> flows;
-  const double space = static_cast<double>(before.space_max()) + 1.0;
-  for (const auto& r : plan.ranges) {
-    const double size = (static_cast<double>(r.last - r.first) + 1.0) / space;
-    auto it = std::find_if(flows.begin(), flows.end(), [&](const auto& f) {
-      return f.first.first == r.from && f.first.second == r.to;
-    });
-    if (it == flows.end()) {
-      flows.push_back({{r.from, r.to}, size});
-    } else {
-      it->second += size;
-    }
-  }
+  const std::vector<range_flow> flows = range_flows(plan, before.space_max());
   std::optional<key_movement> keys;
   if (key_count > 0) {
     movement_tally tally(before, after);
@@ -728,8 +715,8 @@ void run_diff(const diff_options& o) {
     json doc;
     doc["moved_fraction"] = plan.moved_fraction;
     json flow_doc = json::array();
-    for (const auto& [pair, size] : flows) {
-      flow_doc.push_back({{"from", pair.first}, {"to", pair.second}, {"fraction", size}});
+    for (const auto& f : flows) {
+      flow_doc.push_back({{"from", f.from}, {"to", f.to}, {"fraction", f.fraction}});
     }
     doc["flows"] = std::move(flow_doc);
     json ranges = json::array();
@@ -750,9 +737,7 @@ void run_diff(const diff_options& o) {
   }
   fmt::print("{} of the hash space changes owner, in {} ranges\n", percent(plan.moved_fraction),
              plan.ranges.size());
-  for (const auto& [pair, size] : flows) {
-    fmt::print("  {} -> {}: {}\n", pair.first, pair.second, percent(size));
-  }
+  for (const auto& f : flows) fmt::print("  {} -> {}: {}\n", f.from, f.to, percent(f.fraction));
   if (keys) {
     fmt::print("{} of {} keys ({}) move ({})\n", keys->moved, keys->keys, o.key_format,
                percent(keys->moved_fraction()));

@@ -130,4 +130,20 @@ change_measure measure_change(const placement& before, const placement& after,
   return tally.result();
 }
 
+std::vector<range_flow> range_flows(const movement_plan& plan, std::uint64_t space_max) {
+  std::vector<range_flow> flows;
+  const double space = static_cast<double>(space_max) + 1.0;
+  for (const auto& r : plan.ranges) {
+    const double size = (static_cast<double>(r.last - r.first) + 1.0) / space;
+    auto it = std::find_if(flows.begin(), flows.end(),
+                           [&](const range_flow& f) { return f.from == r.from && f.to == r.to; });
+    if (it == flows.end()) {
+      flows.push_back({r.from, r.to, size});
+    } else {
+      it->fraction += size;
+    }
+  }
+  return flows;
+}
+
 }  // namespace ringbloom

@@ -175,6 +175,28 @@ TEST(MeasureChange, RedisClusterCountsTheSlotsThatChangeMaster) {
   EXPECT_LT(*m.slots_moved, 16384u);
 }
 
+// The flows of a ring plan: its ranges summed per (from, to).
+TEST(RangeFlows, SumThePlansRangesPerPair) {
+  hash_ring before;
+  before.add_node("a");
+  before.add_node("b");
+  hash_ring after = before;
+  after.add_node("c");
+  after.remove_node("a");
+  const movement_plan plan = plan_movement(before, after);
+  const auto flows = range_flows(plan, before.space_max());
+  std::map<std::pair<std::string, std::string>, long double> by_pair;
+  for (const auto& r : plan.ranges)
+    by_pair[{r.from, r.to}] += (static_cast<long double>(r.last - r.first) + 1) / 0x1p64L;
+  ASSERT_EQ(flows.size(), by_pair.size());
+  double total = 0;
+  for (const auto& f : flows) {
+    EXPECT_NEAR(f.fraction, static_cast<double>(by_pair.at({f.from, f.to})), 1e-12);
+    total += f.fraction;
+  }
+  EXPECT_NEAR(total, plan.moved_fraction, 1e-12);
+}
+
 // ------------------------------------------------------------ import_config
 
 const std::string nutcracker =

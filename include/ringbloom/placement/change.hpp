@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "ringbloom/placement/placement.hpp"
+#include "ringbloom/placement/ring.hpp"
 
 namespace ringbloom {
 
@@ -138,5 +139,19 @@ class change_tally {
                                             std::span<const std::string> keys,
                                             std::span<const placement_node> before_nodes = {},
                                             std::span<const placement_node> after_nodes = {});
+
+/// The share of the hash space that moves from one node to another.
+struct range_flow {
+  std::string from;
+  std::string to;
+  double fraction = 0;  ///< of the whole space [0, space_max]
+};
+
+/// The flows of a ring's movement plan (ring.hpp): its ranges summed per
+/// (from, to), in order of first appearance, each range of size
+/// (last - first + 1) / (space_max + 1). `space_max` is the rings'
+/// hash_ring::space_max().
+[[nodiscard]] std::vector<range_flow> range_flows(const movement_plan& plan,
+                                                  std::uint64_t space_max);
 
 }  // namespace ringbloom
