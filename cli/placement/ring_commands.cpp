@@ -547,11 +547,7 @@ void change_file(const std::string& file, bool as_json,
       throw usage_error(e.what());  // the change came from the arguments
     }
   });
-  double moved = 0.0;
-  if (!before.empty() && !after.empty())
-    moved = plan_movement(before, after).moved_fraction;
-  else if (before.node_count() != after.node_count())
-    moved = 1.0;
+  const double moved = space_moved_fraction(before, after);
   if (as_json) {
     json doc = topology_summary(file, after);
     doc["moved_fraction"] = moved;

@@ -130,6 +130,11 @@ change_measure measure_change(const placement& before, const placement& after,
   return tally.result();
 }
 
+double space_moved_fraction(const hash_ring& before, const hash_ring& after) {
+  if (!before.empty() && !after.empty()) return plan_movement(before, after).moved_fraction;
+  return before.node_count() != after.node_count() ? 1.0 : 0.0;
+}
+
 std::vector<range_flow> range_flows(const movement_plan& plan, std::uint64_t space_max) {
   std::vector<range_flow> flows;
   const double space = static_cast<double>(space_max) + 1.0;

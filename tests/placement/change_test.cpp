@@ -197,6 +197,19 @@ TEST(RangeFlows, SumThePlansRangesPerPair) {
   EXPECT_NEAR(total, plan.moved_fraction, 1e-12);
 }
 
+TEST(SpaceMovedFraction, ThePlanOrAllOrNothing) {
+  hash_ring empty;
+  hash_ring one;
+  one.add_node("a");
+  hash_ring two = one;
+  two.add_node("b");
+  EXPECT_DOUBLE_EQ(space_moved_fraction(one, two), plan_movement(one, two).moved_fraction);
+  EXPECT_GT(space_moved_fraction(one, two), 0.0);
+  EXPECT_EQ(space_moved_fraction(empty, one), 1.0) << "every key gains an owner";
+  EXPECT_EQ(space_moved_fraction(one, empty), 1.0);
+  EXPECT_EQ(space_moved_fraction(empty, empty), 0.0);
+}
+
 // ------------------------------------------------------------ import_config
 
 const std::string nutcracker =

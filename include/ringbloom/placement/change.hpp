@@ -140,6 +140,12 @@ class change_tally {
                                             std::span<const placement_node> before_nodes = {},
                                             std::span<const placement_node> after_nodes = {});
 
+/// The fraction of the hash space whose owner changes from ring `before` to
+/// ring `after` (the topology files `ring add` and `ring remove` change):
+/// plan_movement's moved_fraction when both have nodes; 1 when only one side
+/// has (every key gains or loses its owner); 0 when neither has.
+[[nodiscard]] double space_moved_fraction(const hash_ring& before, const hash_ring& after);
+
 /// The share of the hash space that moves from one node to another.
 struct range_flow {
   std::string from;
