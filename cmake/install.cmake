@@ -10,6 +10,13 @@ if(RINGBLOOM_BUILD_CLI)
 endif()
 install(EXPORT ringbloom-targets NAMESPACE ringbloom:: DESTINATION ${RINGBLOOM_CMAKE_DIR})
 
+# A static library carries yaml-cpp as a link dependency of its consumers
+# ($<LINK_ONLY:yaml-cpp> in the exported target): the package config finds it.
+if(TARGET yaml-cpp AND NOT BUILD_SHARED_LIBS)
+  set(RINGBLOOM_STATIC_WITH_YAML TRUE)
+else()
+  set(RINGBLOOM_STATIC_WITH_YAML FALSE)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ringbloom-config.cmake.in
                               ${PROJECT_BINARY_DIR}/ringbloom-config.cmake
                               INSTALL_DESTINATION ${RINGBLOOM_CMAKE_DIR})
@@ -27,6 +34,10 @@ else()
   set(RINGBLOOM_PC_REQUIRES "Requires")
 endif()
 # The .pc file finds its prefix relative to where it is installed.
+set(RINGBLOOM_PC_DEPENDENCIES libcrypto)
+if(TARGET yaml-cpp)
+  string(APPEND RINGBLOOM_PC_DEPENDENCIES ", yaml-cpp")
+endif()
 file(RELATIVE_PATH RINGBLOOM_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ringbloom.pc.in ${PROJECT_BINARY_DIR}/ringbloom.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ringbloom.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

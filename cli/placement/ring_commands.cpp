@@ -32,7 +32,11 @@
 #include "placement/scheme_commands.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/placement/change.hpp"
+#include "ringbloom/placement/node_list.hpp"
+#include "ringbloom/placement/open.hpp"
 #include "ringbloom/placement/ring.hpp"
+#include "ringbloom/placement/ring_placement.hpp"
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/topology.hpp"
 #include "simulate_strategies.hpp"
@@ -47,11 +51,8 @@ using json = nlohmann::ordered_json;
 /// sha256 (20 s with xxh3) on one core; the time is bounded by what was asked.
 constexpr std::uint64_t max_keys = 100'000'000;
 
-/// The most nodes a count in --nodes makes, and the most --replicas.
-constexpr std::uint64_t max_node_count = 100'000;
-
-/// The largest weight of NAME=WEIGHT.
-constexpr std::uint32_t max_weight = 0xFFFF'FFFFu;
+/// The most --replicas (as many as a count in --nodes makes).
+constexpr std::uint64_t max_node_count = max_node_list_count;
 
 /// Peak bytes per ring point while a ring is built (positions, owners and the
 /// sorted batch of new points), measured: 16.7 million points took 594 MB.
@@ -64,65 +65,30 @@ void print_doc(const json& doc) {
 
 std::string percent(double fraction) { return fmt::format("{:.2f}%", 100.0 * fraction); }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
+topology_node topology_node_of(const placement_node& n) {
+  return {n.name, static_cast<std::uint32_t>(n.weight), {}};
 }
 
-std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-std::vector<std::string_view> split_commas(std::string_view list) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const auto comma = list.find(',');
-    const auto part = trim(list.substr(0, comma));
-    if (!part.empty()) parts.push_back(part);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return parts;
-}
-
-/// "NAME" or "NAME=WEIGHT".
+/// "NAME" or "NAME=WEIGHT" (node_list.hpp).
 topology_node parse_node(std::string_view spec) {
-  topology_node node;
-  const auto eq = spec.rfind('=');
-  node.name = std::string(trim(spec.substr(0, eq)));
-  if (eq != std::string_view::npos) {
-    node.weight = parse_number(trim(spec.substr(eq + 1)), fmt::format("the weight in '{}'", spec),
-                               between<std::uint32_t>(1, max_weight),
-                               "write NAME=WEIGHT with an integer weight >= 1 (remove a node "
-                               "rather than give it weight 0)");
-  }
-  if (node.name.empty()) {
-    throw usage_error(fmt::format("'{}' has no node name; write NAME or NAME=WEIGHT", spec));
-  }
-  return node;
+  return topology_node_of(ringbloom::parse_node(spec));
 }
 
 /// A node list: a number N (nodes n<first>..n<first+N-1>) or NAME[=WEIGHT],...
 std::vector<topology_node> parse_nodes(std::string_view list, std::size_t first = 1,
                                        std::string_view option = "--nodes") {
   std::vector<topology_node> nodes;
-  if (parse_unsigned(trim(list))) {
-    const auto count = parse_number(trim(list), option, between<std::uint64_t>(1, max_node_count),
-                                    "give a count such as 4, or names such as a,b,c");
-    for (std::uint64_t i = 0; i < count; ++i)
-      nodes.push_back({fmt::format("n{}", first + i), 1, {}});
-    return nodes;
-  }
-  for (const auto spec : split_commas(list)) nodes.push_back(parse_node(spec));
-  if (nodes.empty()) {
-    throw usage_error(
-        fmt::format("'{}' names no nodes; give a count (4) or names (a,b,c or a=1,b=2)", list));
-  }
+  for (const auto& n : parse_node_list(
+           list,
+           {.first = first, .option = option, .min_weight = 1, .max_weight = max_node_list_weight}))
+    nodes.push_back(topology_node_of(n));
   return nodes;
+}
+
+std::vector<placement_node> placement_nodes(const std::vector<topology_node>& nodes) {
+  std::vector<placement_node> out;
+  for (const auto& n : nodes) out.push_back({n.name, static_cast<double>(n.weight)});
+  return out;
 }
 
 /// Options shared by the commands that build a ring from the command line.
@@ -175,33 +141,6 @@ hash_ring build_from_arguments(const topology& topo) {
     throw usage_error(e.what());  // the topology came from the arguments
   }
 }
-
-/// The keys of simulate and diff: FMT with every "{}" replaced by i.
-class key_maker {
- public:
-  explicit key_maker(std::string format) : format_(std::move(format)) {
-    if (format_.find("{}") == std::string::npos) {
-      throw usage_error(fmt::format(
-          "--key-format '{}' has no '{{}}' for the key number; write e.g. 'key-{{}}'", format_));
-    }
-  }
-  const std::string& operator()(std::uint64_t i) {
-    key_.clear();
-    std::string_view rest = format_;
-    const std::string number = std::to_string(i);
-    for (auto at = rest.find("{}"); at != std::string_view::npos; at = rest.find("{}")) {
-      key_.append(rest.substr(0, at));
-      key_.append(number);
-      rest.remove_prefix(at + 2);
-    }
-    key_.append(rest);
-    return key_;
-  }
-
- private:
-  std::string format_;
-  std::string key_;
-};
 
 json shares_json(const std::vector<node_share>& shares) {
   json doc = json::object();
@@ -276,7 +215,7 @@ void run_strategy_simulate(const simulate_options& o) {
     for (const auto& n : parse_nodes(o.add, nodes.size() + 1))
       steps.push_back({placement_step::kind::add, n.name, static_cast<double>(n.weight)});
   }
-  for (const auto name : split_commas(o.remove))
+  for (const auto name : split_list(o.remove))
     steps.push_back({placement_step::kind::remove, std::string(name), 1.0});
   if (!o.change.empty()) {
     try {
@@ -293,7 +232,7 @@ void run_strategy_simulate(const simulate_options& o) {
     apply_strategy_option(options, setting, nodes.size());
   std::vector<std::string> keys;
   keys.reserve(o.keys);
-  key_maker make_key(o.key_format);
+  key_pattern make_key(o.key_format);
   for (std::uint64_t i = 0; i < o.keys; ++i) keys.push_back(make_key(i));
   run_strategy_simulation(o.strategy, nodes, steps, keys, o.key_format, options, o.json);
 }
@@ -324,7 +263,7 @@ void run_simulate(const simulate_options& o) {
   }
   std::vector<std::string> removed;
   if (!o.remove.empty()) {
-    for (const auto name : split_commas(o.remove)) {
+    for (const auto name : split_list(o.remove)) {
       const auto it = std::find_if(after_topo.nodes.begin(), after_topo.nodes.end(),
                                    [&](const topology_node& n) { return n.name == name; });
       if (it == after_topo.nodes.end()) {
@@ -335,28 +274,42 @@ void run_simulate(const simulate_options& o) {
     }
   }
   const auto build = [](const topology& topo) { return build_from_arguments(topo); };
-  const hash_ring before = build(before_topo);
+  const ring_placement before_p(build(before_topo));
   if (after_topo.nodes.empty()) throw usage_error("--remove removes every node; keep at least one");
-  const hash_ring after = build(after_topo);
+  const ring_placement after_p(build(after_topo));
+  const hash_ring& before = before_p.ring();
+  const hash_ring& after = after_p.ring();
   const modulo_placement modulo_before(before);
   const modulo_placement modulo_after(after);
 
-  movement_tally ring_moves(before, after);
+  // The ring's figures (and the least possible, by weight) from
+  // measure_change; hash % N beside it, the lesson's contrast.
+  const std::vector<placement_node> nodes_before = placement_nodes(before_topo.nodes);
+  const std::vector<placement_node> nodes_after = placement_nodes(after_topo.nodes);
+  change_tally ring_moves(before_p, after_p, nodes_before, nodes_after);
   movement_tally modulo_moves(modulo_before, modulo_after);
-  load_tally load_before(before);
-  load_tally load_after(after);
-  key_maker make_key(o.key_format);
+  key_pattern make_key(o.key_format);
   for (std::uint64_t i = 0; i < o.keys; ++i) {
     const std::string& key = make_key(i);
     ring_moves.add(key);
     modulo_moves.add(key);
-    load_before.add(key);
-    load_after.add(key);
   }
-  const auto& ring_result = ring_moves.result();
+  const change_measure ring_result = ring_moves.result();
   const auto& modulo_result = modulo_moves.result();
-  const auto shares_before = load_before.report();
-  const auto shares_after = load_after.report();
+  const auto shares_of = [&](const hash_ring& ring,
+                             const std::map<std::string, std::uint64_t>& load) {
+    std::vector<node_share> shares;
+    for (const auto& node : ring.nodes()) {
+      const auto it = load.find(node.name);
+      const std::uint64_t count = it == load.end() ? 0 : it->second;
+      shares.push_back({node.name, o.keys == 0
+                                       ? 0.0
+                                       : static_cast<double>(count) / static_cast<double>(o.keys)});
+    }
+    return load_report{o.keys, {}, std::move(shares)};
+  };
+  const auto shares_before = shares_of(before, ring_result.load_before);
+  const auto shares_after = shares_of(after, ring_result.load_after);
 
   if (o.json) {
     json moved_to = json::object();
@@ -368,6 +321,7 @@ void run_simulate(const simulate_options& o) {
     doc["vnodes"] = options.vnodes;
     doc["modulo"] = {{"moved", modulo_result.moved},
                      {"moved_fraction", modulo_result.moved_fraction()}};
+    doc["ideal_moved_fraction"] = ring_result.ideal_fraction;
     doc["ring"] = {{"moved", ring_result.moved},
                    {"moved_fraction", ring_result.moved_fraction()},
                    {"shares_before", shares_json(shares_before.shares)},
@@ -381,8 +335,9 @@ void run_simulate(const simulate_options& o) {
   fmt::print("nodes: {} before, {} after\n", before.node_count(), after.node_count());
   fmt::print("modulo (hash % N): {} of {} keys moved ({})\n", modulo_result.moved, o.keys,
              percent(modulo_result.moved_fraction()));
-  fmt::print("ring:              {} of {} keys moved ({})\n", ring_result.moved, o.keys,
-             percent(ring_result.moved_fraction()));
+  fmt::print("ring:              {} of {} keys moved ({}); the least possible is {}\n",
+             ring_result.moved, o.keys, percent(ring_result.moved_fraction()),
+             percent(ring_result.ideal_fraction));
   fmt::print("\n{:<20} {:>8} {:>8}\n", "node", "before", "after");
   for (const auto& node : after.nodes()) {
     const auto b = before.find_node(node.name);
@@ -445,62 +400,26 @@ struct lookup_options {
   bool json = false;
 };
 
-hash_ring ring_from(const std::string& file, const std::string& nodes, const ring_flags& flags) {
-  if (!file.empty()) {
-    const hash_ring ring = build_ring(load_topology(file));
-    if (ring.empty()) {
-      throw data_error(
-          fmt::format("{}: the topology has no nodes; add one with 'ringbloom ring "
-                      "add {} NAME'",
-                      file, file));
-    }
-    return ring;
-  }
-  if (nodes.empty()) throw usage_error("give the ring as --ring FILE or --nodes LIST");
-  return build_from_arguments(topology{options_from(flags), parse_nodes(nodes)});
-}
-
+// One path: --from, --ring, --scheme SYSTEM --nodes or --nodes each make a
+// placement, and print_lookup prints its answers.
 void run_lookup(const lookup_options& o) {
+  std::unique_ptr<placement> p;
   if (!o.from.empty()) {
     config_source source = o.config;
     source.system = o.from.at(0);
     source.file = o.from.at(1);
-    print_scheme_lookup(*import_config(source), o.replicas, o.keys, o.json);
-    return;
+    p = import_config(source);
+  } else if (!o.ring_file.empty()) {
+    p = open_placement(o.ring_file);
+  } else if (schemes::is_system_scheme(o.ring.scheme)) {
+    p = scheme_from_nodes(o.ring.scheme, o.nodes);
+  } else {
+    if (o.nodes.empty()) throw usage_error("give the ring as --ring FILE or --nodes LIST");
+    p = std::make_unique<ring_placement>(
+        build_from_arguments(topology{options_from(o.ring), parse_nodes(o.nodes)}));
   }
-  if (uses_system_scheme(o.ring.scheme, o.ring_file)) {
-    run_scheme_lookup(o.ring_file, o.ring.scheme, o.nodes, o.replicas, o.keys, o.json);
-    return;
-  }
-  const hash_ring ring = ring_from(o.ring_file, o.nodes, o.ring);
-  std::string line;
-  for_each_item(o.keys, [&](std::string_view key) {
-    const std::uint64_t h = ring.key_hash(key);
-    if (o.json) {
-      json doc;
-      doc["key"] = key;
-      if (o.replicas > 0) {
-        doc["nodes"] = ring.nodes_for_hash(h, o.replicas);
-      } else {
-        doc["node"] = ring.node_for_hash(h);
-      }
-      fmt::print("{}\n", doc.dump(-1, ' ', false, json::error_handler_t::replace));
-      return;
-    }
-    line.assign(key);
-    line.push_back('\t');
-    if (o.replicas > 0) {
-      const auto nodes = ring.nodes_for_hash(h, o.replicas);
-      for (std::size_t i = 0; i < nodes.size(); ++i) {
-        if (i > 0) line.push_back(',');
-        line += nodes[i];
-      }
-    } else {
-      line += ring.node_for_hash(h);
-    }
-    line.push_back('\n');
-    std::fwrite(line.data(), 1, line.size(), stdout);
-  });
+  const bool native_ring = dynamic_cast<const ring_placement*>(p.get()) != nullptr;
+  print_lookup(*p, o.replicas, native_ring, o.keys, o.json);
 }
 
 void add_lookup(CLI::App& ring) {
@@ -628,11 +547,7 @@ void change_file(const std::string& file, bool as_json,
       throw usage_error(e.what());  // the change came from the arguments
     }
   });
-  double moved = 0.0;
-  if (!before.empty() && !after.empty())
-    moved = plan_movement(before, after).moved_fraction;
-  else if (before.node_count() != after.node_count())
-    moved = 1.0;
+  const double moved = space_moved_fraction(before, after);
   if (as_json) {
     json doc = topology_summary(file, after);
     doc["moved_fraction"] = moved;
@@ -657,7 +572,7 @@ void run_add(const add_options& o) {
     if (fresh.size() != 1 || o.nodes[0].find('=') != std::string::npos) {
       throw usage_error("--tokens places exactly one node, given without a weight");
     }
-    for (const auto t : split_commas(o.tokens)) {
+    for (const auto t : split_list(o.tokens)) {
       fresh[0].tokens.push_back(
           parse_number(t, "a token of --tokens", at_least<std::uint64_t>(0),
                        "write positions on the ring, comma-separated, such as 5,1000"));
@@ -754,30 +669,29 @@ struct diff_options {
   bool json = false;
 };
 
+// One path: OLD and NEW become placements (configurations with --from,
+// topology files otherwise); two native rings get the exact plan of hash
+// ranges, any other pair the keys' movement (print_scheme_diff).
 void run_diff(const diff_options& o) {
-  if (!o.config.system.empty()) {
-    config_source old_source = o.config;
-    old_source.file = o.old_file;
-    config_source new_source = o.config;
-    new_source.file = o.new_file;
-    const std::unique_ptr<placement> before = import_config(old_source);
-    const std::unique_ptr<placement> after = import_config(new_source);
-    print_scheme_diff(*before, *after, o.old_file, o.new_file, o.keys, o.key_format, o.json);
+  const auto open = [&](const std::string& file) {
+    if (o.config.system.empty()) return open_placement(file);
+    config_source source = o.config;
+    source.file = file;
+    return import_config(source);
+  };
+  const std::unique_ptr<placement> before_p = open(o.old_file);
+  const std::unique_ptr<placement> after_p = open(o.new_file);
+  const auto* before_ring = dynamic_cast<const ring_placement*>(before_p.get());
+  const auto* after_ring = dynamic_cast<const ring_placement*>(after_p.get());
+  if (before_ring == nullptr || after_ring == nullptr) {
+    print_scheme_diff(*before_p, *after_p, o.old_file, o.new_file, o.keys, o.key_format, o.json);
     return;
   }
-  if (uses_system_scheme("", o.old_file) || uses_system_scheme("", o.new_file)) {
-    run_scheme_diff(o.old_file, o.new_file, o.keys, o.key_format, o.json);
-    return;
-  }
+  const hash_ring& before = before_ring->ring();
+  const hash_ring& after = after_ring->ring();
   std::uint64_t key_count = 0;
   if (!o.keys.empty()) {
     key_count = parse_number<std::uint64_t>(o.keys, "--keys", between<std::uint64_t>(1, max_keys));
-  }
-  const hash_ring before = build_ring(load_topology(o.old_file));
-  const hash_ring after = build_ring(load_topology(o.new_file));
-  if (before.empty() || after.empty()) {
-    throw data_error(fmt::format("{} has no nodes; a movement plan needs nodes on both sides",
-                                 before.empty() ? o.old_file : o.new_file));
   }
   movement_plan plan;
   try {
@@ -785,24 +699,11 @@ void run_diff(const diff_options& o) {
   } catch (const std::invalid_argument& e) {
     throw data_error(e.what());
   }
-  // The fraction of the space per (from, to) pair, in order of appearance.
-  std::vector<std::pair<std::pair<std::string, std::string>, double>> flows;
-  const double space = static_cast<double>(before.space_max()) + 1.0;
-  for (const auto& r : plan.ranges) {
-    const double size = (static_cast<double>(r.last - r.first) + 1.0) / space;
-    auto it = std::find_if(flows.begin(), flows.end(), [&](const auto& f) {
-      return f.first.first == r.from && f.first.second == r.to;
-    });
-    if (it == flows.end()) {
-      flows.push_back({{r.from, r.to}, size});
-    } else {
-      it->second += size;
-    }
-  }
+  const std::vector<range_flow> flows = range_flows(plan, before.space_max());
   std::optional<key_movement> keys;
   if (key_count > 0) {
     movement_tally tally(before, after);
-    key_maker make_key(o.key_format);
+    key_pattern make_key(o.key_format);
     for (std::uint64_t i = 0; i < key_count; ++i) tally.add(make_key(i));
     keys = tally.result();
   }
@@ -810,8 +711,8 @@ void run_diff(const diff_options& o) {
     json doc;
     doc["moved_fraction"] = plan.moved_fraction;
     json flow_doc = json::array();
-    for (const auto& [pair, size] : flows) {
-      flow_doc.push_back({{"from", pair.first}, {"to", pair.second}, {"fraction", size}});
+    for (const auto& f : flows) {
+      flow_doc.push_back({{"from", f.from}, {"to", f.to}, {"fraction", f.fraction}});
     }
     doc["flows"] = std::move(flow_doc);
     json ranges = json::array();
@@ -832,9 +733,7 @@ void run_diff(const diff_options& o) {
   }
   fmt::print("{} of the hash space changes owner, in {} ranges\n", percent(plan.moved_fraction),
              plan.ranges.size());
-  for (const auto& [pair, size] : flows) {
-    fmt::print("  {} -> {}: {}\n", pair.first, pair.second, percent(size));
-  }
+  for (const auto& f : flows) fmt::print("  {} -> {}: {}\n", f.from, f.to, percent(f.fraction));
   if (keys) {
     fmt::print("{} of {} keys ({}) move ({})\n", keys->moved, keys->keys, o.key_format,
                percent(keys->moved_fraction()));

@@ -1,7 +1,8 @@
-// cli/placement/scheme_commands.hpp: the system schemes (nginx, haproxy,
-// twemproxy, redis-cluster) in `ring import`, `ring lookup`, `ring diff` and
-// `ring simulate`. ring_commands.cpp hands over to these when a topology
-// file or --scheme names a system scheme.
+// cli/placement/scheme_commands.hpp: printing `ring lookup` over any
+// placement, and the system schemes (nginx, haproxy, twemproxy,
+// redis-cluster, envoy, cassandra) in `ring import`, `ring diff` and `ring
+// simulate`. ring_commands.cpp hands over to these when a topology file,
+// --from or --scheme names a system scheme.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -40,29 +41,18 @@ struct config_source {
 /// with `from` (the command's --from), each of them needs it.
 void add_config_options(CLI::App& cmd, config_source& source, CLI::Option* from);
 
-/// Whether `scheme` is a system scheme, or `file` (if not empty) is a
-/// topology whose "scheme" is one. Reads the file; throws what reading does.
-/// Throws data_error "<source>: node name ... ; ..." unless every node name of
-/// `p` follows the ring's rule (check_node_name: no control characters, no
-/// commas, 1 to 256 bytes), so that `key<TAB>node` output stays one line.
-void require_node_names(const placement& p, std::string_view source);
+/// The placement of system scheme `scheme` holding --nodes `nodes`
+/// (NAME[=W],... or a count; node_list.hpp). Throws usage_error when `nodes`
+/// is empty or the scheme refuses a node.
+[[nodiscard]] std::unique_ptr<placement> scheme_from_nodes(const std::string& scheme,
+                                                           const std::string& nodes);
 
-[[nodiscard]] bool uses_system_scheme(const std::string& scheme, const std::string& file);
-
-/// `ring lookup` for a system scheme: from a topology file, or --scheme with
-/// --nodes NAME[=W],... ; prints key<TAB>server (or JSON lines).
-void run_scheme_lookup(const std::string& file, const std::string& scheme, const std::string& nodes,
-                       std::size_t replicas, const std::vector<std::string>& keys, bool json);
-
-/// `ring lookup` over the placement `p` (from a topology or a configuration).
-void print_scheme_lookup(const placement& p, std::size_t replicas,
-                         const std::vector<std::string>& keys, bool json);
-
-/// `ring diff OLD NEW` for system schemes. `keys` is a count of generated
-/// keys (key_format) or the path of a file of keys (one a line), whose moved
-/// keys are then listed one by one.
-void run_scheme_diff(const std::string& old_file, const std::string& new_file,
-                     const std::string& keys, const std::string& key_format, bool json);
+/// `ring lookup` over the placement `p` (a topology, a configuration or
+/// --nodes): key<TAB>node, or key<TAB>node,node,... with --replicas (a native
+/// ring lists the nodes for any --replicas, a system scheme from 2, and
+/// refuses it when it places a key on one server); JSON lines with `json`.
+void print_lookup(const placement& p, std::size_t replicas, bool native_ring,
+                  const std::vector<std::string>& keys, bool json);
 
 /// `ring diff` of two placements of one system (`old_name`, `new_name` name
 /// them in messages): as run_scheme_diff.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../common.hpp"
+#include "ringbloom/placement/node_list.hpp"
 
 namespace ringbloom::cli {
 
@@ -182,19 +183,13 @@ std::vector<std::string> parse_strategy_list(std::string_view spec) {
     return out;
   }
   const auto known = strategy_names();
-  while (true) {
-    const auto comma = spec.find(',');
-    const std::string_view name = spec.substr(0, comma);
-    if (!name.empty()) {
-      if (std::find(known.begin(), known.end(), name) == known.end()) {
-        std::vector<std::string> names(known.begin(), known.end());
-        throw usage_error(fmt::format("--strategy '{}' is not a strategy; use one of {} or all",
-                                      name, join(names, ", ")));
-      }
-      out.emplace_back(name);
+  for (const std::string_view name : split_list(spec)) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::vector<std::string> names(known.begin(), known.end());
+      throw usage_error(fmt::format("--strategy '{}' is not a strategy; use one of {} or all", name,
+                                    join(names, ", ")));
     }
-    if (comma == std::string_view::npos) break;
-    spec.remove_prefix(comma + 1);
+    out.emplace_back(name);
   }
   if (out.empty()) throw usage_error("--strategy names no strategy; give a name or all");
   return out;

@@ -1,6 +1,8 @@
 // libFuzzer target over the system-scheme readers: nginx.conf, haproxy.cfg,
-// CLUSTER NODES, CLUSTER SLOTS (raw, terminal and JSON), nodetool ring, nutcracker server lines and
-// scheme topology files (config_import.hpp, scheme_topology.hpp).
+// CLUSTER NODES, CLUSTER SLOTS (raw, terminal and JSON), nodetool ring,
+// nutcracker.yml and its server lines, Envoy YAML, the import_config
+// dispatcher, and scheme topology files (config_import.hpp,
+// scheme_topology.hpp).
 //
 // The contract: any byte string either gives a placement or throws
 // ringbloom::data_error; never a crash, a hang, a huge allocation (the
@@ -13,7 +15,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
@@ -55,6 +59,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   attempt([&] { return import_redis_cluster(bytes, "fuzz"); });
   attempt([&] { return import_nodetool_ring(bytes, "fuzz", cassandra_replication::simple(2)); });
   attempt([&] { return parse_scheme_topology(bytes, "fuzz"); });
+  attempt([&] {
+    std::vector<std::string> notes;
+    return import_twemproxy(bytes, "fuzz", "alpha", notes);
+  });
+  attempt([&] { return import_envoy(bytes, "fuzz", ""); });
+  attempt([&] { return import_config("redis-cluster", bytes, "fuzz").scheme; });
   try {
     (void)twemproxy_server_from_line(bytes, "fuzz");
   } catch (const ringbloom::data_error&) {

@@ -45,6 +45,8 @@ from ringbloom._ringbloom import (
     intersect_ranges,
     jump_hash,
     jump_hash_many,
+    measure_change,
+    parse_nodes,
     placement_kinds,
     size_for,
 )
@@ -74,6 +76,8 @@ __all__ = [
     "intersect_ranges",
     "jump_hash",
     "jump_hash_many",
+    "measure_change",
+    "parse_nodes",
     "placement_kinds",
     "size_for",
 ]

@@ -346,12 +346,20 @@ class CuckooFilter:
 def placement_kinds() -> list[str]: ...
 def import_config(
     system: str,
-    path: PathLike,
+    path_or_text: Union[PathLike, bytes],
     name: str | None = None,
     *,
     rf: int = 1,
     dc_rf: Mapping[str, int] | None = None,
 ) -> Placement: ...
+def measure_change(
+    before: Placement,
+    after: Placement,
+    keys: Union[int, Iterable[str]] = 20000,
+    *,
+    key_format: str = "key-{}",
+) -> dict[str, object]: ...
+def parse_nodes(text: str, *, first: int = 1) -> dict[str, float]: ...
 def compare_strategies(
     nodes: Union[Iterable[str], Mapping[str, float]],
     changes: str,

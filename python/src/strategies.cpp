@@ -37,6 +37,8 @@
 #include "module.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/placement/change.hpp"
+#include "ringbloom/placement/node_list.hpp"
 #include "ringbloom/placement/placement.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
@@ -57,6 +59,14 @@ class py_placement {
   explicit py_placement(std::unique_ptr<placement> p) : kind_(p->kind_name()) { set(std::move(p)); }
 
   [[nodiscard]] const std::shared_ptr<const placement>& get() const noexcept { return p_; }
+
+  // The nodes with their weights, when the placement was made from a node
+  // list (the initial nodes and every change since); empty for one read
+  // from a topology or a configuration, whose weights it does not expose.
+  [[nodiscard]] std::vector<placement_node> known_nodes() const {
+    if (initial_.empty()) return {};
+    return apply_steps(initial_, steps_);
+  }
   [[nodiscard]] const py::tuple& names() const noexcept { return names_; }
 
   // Applies `step` to a clone and publishes it; unchanged on an exception.
@@ -236,50 +246,90 @@ py::list compare(py::handle nodes, std::string_view changes, py::handle kinds, p
   return rows;
 }
 
-// `ringbloom ring import`'s readers of a system's own file, for the systems
-// whose reader is in the library (the YAML ones, twemproxy and envoy, are
-// read by the CLI with yaml-cpp, which the library does not link).
-std::unique_ptr<py_placement> import_config(std::string_view system,
-                                            const std::filesystem::path& path, py::handle name,
-                                            std::uint32_t rf, py::handle dc_rf) {
-  const std::string file = path.string();
-  const std::string section = name.is_none() ? std::string() : py::cast<std::string>(name);
-  const auto need_name = [&](const char* what) {
-    if (section.empty())
-      throw py::value_error(std::string(system) + " needs name=, the " + what + " to read");
-  };
-  if (system == "twemproxy" || system == "envoy") {
-    throw py::value_error(std::string(system) +
-                          " configurations are YAML, which only the command line reads; run "
-                          "`ringbloom ring import " +
-                          std::string(system) +
-                          " FILE -o t.json` and load it with Placement.from_topology");
-  }
-  if (system != "nginx" && system != "haproxy" && system != "redis-cluster" &&
-      system != "cassandra") {
-    throw py::value_error("'" + std::string(system) +
-                          "' is not a system import_config reads; give nginx, haproxy, "
-                          "redis-cluster or cassandra");
-  }
-  if (system == "nginx") need_name("upstream");
-  if (system == "haproxy") need_name("backend");
-  constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
-  const std::string text = io::read_file(path, max_config_bytes);
-  if (system == "nginx") {
-    return std::make_unique<py_placement>(schemes::import_nginx(text, file, section));
-  }
-  if (system == "haproxy") {
-    return std::make_unique<py_placement>(schemes::import_haproxy(text, file, section));
-  }
-  if (system == "redis-cluster") {
-    return std::make_unique<py_placement>(schemes::import_redis_cluster(text, file));
-  }
-  schemes::cassandra_replication replication = schemes::cassandra_replication::simple(rf);
+// `ringbloom ring import`'s reader of a system's own file (or of its text,
+// given as bytes): one call of the library's dispatcher, which holds every
+// reader and every rule.
+std::unique_ptr<py_placement> import_config(const std::string& system, py::handle path_or_text,
+                                            py::handle name, std::uint32_t rf, py::handle dc_rf) {
+  schemes::config_options options;
+  if (!name.is_none()) options.section = py::cast<std::string>(name);
+  options.section_option = "name=";
   if (!dc_rf.is_none()) {
-    replication = schemes::cassandra_replication::network(
-        py::cast<std::map<std::string, std::uint32_t>>(dc_rf));
+    options.replication = schemes::replication_from_factors(
+        py::cast<std::map<std::string, std::uint32_t>>(dc_rf), "dc_rf");
+  } else {
+    options.replication = schemes::cassandra_replication::simple(rf);
   }
-  return std::make_unique<py_placement>(schemes::import_nodetool_ring(text, file, replication));
+  schemes::imported_config r;
+  if (PyBytes_Check(path_or_text.ptr())) {
+    const auto text = py::cast<std::string>(path_or_text);
+    py::gil_scoped_release unlocked;
+    r = schemes::import_config(system, text, "<text>", options);
+  } else {
+    const std::string path = py::cast<std::filesystem::path>(path_or_text).string();
+    py::gil_scoped_release unlocked;
+    r = schemes::import_config_file(system, path, options);
+  }
+  if (!r.notes.empty()) {
+    const py::module_ warnings = py::module_::import("warnings");
+    for (const std::string& note : r.notes) warnings.attr("warn")(note);
+  }
+  return std::make_unique<py_placement>(std::move(r.scheme));
+}
+
+// measure_change (change.hpp) of two Placements: the figures of `ringbloom
+// ring simulate`, the least possible from the weights when both were made
+// from node lists (None otherwise).
+py::dict measure(const py_placement& before, const py_placement& after, py::handle keys,
+                 const std::string& key_format) {
+  const std::vector<placement_node> before_nodes = before.known_nodes();
+  const std::vector<placement_node> after_nodes = after.known_nodes();
+  const std::shared_ptr<const placement> b = before.get();
+  const std::shared_ptr<const placement> a = after.get();
+  change_measure m;
+  if (PyLong_Check(keys.ptr())) {
+    const auto count = keys.cast<long long>();
+    if (count < 0) throw py::value_error("keys must be a count >= 0 or an iterable of str");
+    key_pattern pattern(key_format);
+    py::gil_scoped_release unlocked;
+    m = measure_change(*b, *a, std::move(pattern), static_cast<std::uint64_t>(count), before_nodes,
+                       after_nodes);
+  } else {
+    const std::vector<std::string> list = keys.cast<std::vector<std::string>>();
+    py::gil_scoped_release unlocked;
+    m = measure_change(*b, *a, list, before_nodes, after_nodes);
+  }
+  py::dict d;
+  d["keys"] = m.keys;
+  d["moved"] = m.moved;
+  d["moved_fraction"] = m.moved_fraction();
+  d["moved_between_survivors"] = m.moved_between_survivors;
+  d["ideal_fraction"] = before_nodes.empty() || after_nodes.empty() ? py::object(py::none())
+                                                                    : py::float_(m.ideal_fraction);
+  d["moved_to"] = m.moved_to;
+  d["moved_from"] = m.moved_from;
+  py::list flows;
+  for (const auto& [pair, count] : m.flows)
+    flows.append(py::make_tuple(pair.first, pair.second, count));
+  d["flows"] = flows;
+  d["load_before"] = m.load_before;
+  d["load_after"] = m.load_after;
+  d["peak_to_average_before"] = m.peak_to_average_before;
+  d["peak_to_average_after"] = m.peak_to_average_after;
+  d["slots_moved"] = m.slots_moved ? py::object(py::int_(*m.slots_moved)) : py::object(py::none());
+  return d;
+}
+
+// `ring ... --nodes`' grammar (node_list.hpp) as a dict name -> weight.
+py::dict parse_nodes(std::string_view text, std::size_t first) {
+  py::dict d;
+  for (const placement_node& n : parse_node_list(text, {.first = first,
+                                                       .option = "nodes",
+                                                       .min_weight = 1,
+                                                       .max_weight = max_node_list_weight})) {
+    d[py::str(n.name)] = n.weight;
+  }
+  return d;
 }
 
 }  // namespace
@@ -295,14 +345,28 @@ void bind_strategies(py::module_& m) {
       },
       "The kinds Placement accepts: the strategies, then the systems' schemes (nginx, "
       "haproxy, twemproxy, redis-cluster, cassandra, groupcache, guava).");
-  m.def("import_config", &import_config, py::arg("system"), py::arg("path"),
+  m.def("import_config", &import_config, py::arg("system"), py::arg("path_or_text"),
         py::arg("name") = py::none(), py::kw_only(), py::arg("rf") = 1,
         py::arg("dc_rf") = py::none(),
-        "A system's own configuration file as a Placement, read by the same code as "
-        "`ringbloom ring import`: 'nginx' (name= the upstream), 'haproxy' (name= the backend), "
+        "A system's own configuration as a Placement, read by the same library code as "
+        "`ringbloom ring import`: a path, or the text itself as bytes. 'nginx' (name= the "
+        "upstream), 'haproxy' (name= the backend), 'twemproxy' (nutcracker.yml; name= the pool, "
+        "optional with one pool), 'envoy' (name= the cluster, optional: the first), "
         "'redis-cluster' (CLUSTER NODES or CLUSTER SLOTS output), 'cassandra' (nodetool ring "
         "output; rf= SimpleStrategy factor or dc_rf= {dc: factor}). ringbloom.DataError names "
-        "FILE:LINE; OSError; ValueError for an unknown system or a missing name.");
+        "FILE:LINE; OSError; ValueError for an unknown system or a missing name. Settings "
+        "modelled as when all is well (twemproxy's auto_eject_hosts) are warnings.");
+  m.def("measure_change", &measure, py::arg("before"), py::arg("after"), py::arg("keys") = 20000,
+        py::kw_only(), py::arg("key_format") = "key-{}",
+        "How keys move from Placement `before` to `after`, as `ringbloom ring simulate` "
+        "measures it: keys (a count of key_format keys, or an iterable of str), moved, "
+        "moved_fraction, moved_between_survivors, ideal_fraction (the least possible by the "
+        "nodes' weights; None unless both were made from node lists), moved_to, moved_from, "
+        "flows [(from, to, keys)], load_before, load_after, peak_to_average_before/_after, "
+        "slots_moved (Redis Cluster on both sides, else None).");
+  m.def("parse_nodes", &parse_nodes, py::arg("text"), py::kw_only(), py::arg("first") = 1,
+        "The command line's node list, 'a=1,b=3' or a count '4' (n<first>..), as a dict "
+        "name -> weight for Placement and compare_strategies. ValueError for a bad list.");
   m.def("compare_strategies", &compare, py::arg("nodes"), py::arg("changes"),
         py::arg("kinds") = py::none(), py::arg("keys") = py::none(), py::arg("vnodes") = 160,
         py::arg("hash") = "xxh3", py::arg("time_lookups") = false, py::kw_only(),

@@ -96,11 +96,65 @@ def test_refusals(tmp_path):
         ringbloom.import_config("nginx", bad)
     with pytest.raises(ValueError, match="'memcached' is not a system"):
         ringbloom.import_config("memcached", bad)
-    with pytest.raises(ValueError, match="Placement.from_topology"):
-        ringbloom.import_config("twemproxy", bad)
+    with pytest.raises(ValueError, match="every data centre replication factor 0"):
+        ringbloom.import_config("cassandra", bad, dc_rf={"dc1": 0, "dc2": 0})
+    with pytest.raises(ringbloom.DataError, match=r"<text>:2: holds the control byte 0x01"):
+        ringbloom.import_config("nginx", b"a\n\x01", "u")
     with pytest.raises(OSError):
         ringbloom.import_config("haproxy", tmp_path / "missing.cfg", "web")
     slots = tmp_path / "slots.txt"
     slots.write_text("0\n5460\n127.0.0.1\n")
     with pytest.raises(ringbloom.DataError, match=r"slots\.txt:1: expected an entry"):
         ringbloom.import_config("redis-cluster", slots)
+
+
+NUTCRACKER = """alpha:
+  listen: 127.0.0.1:22121
+  hash: fnv1a_64
+  distribution: ketama
+  servers:
+   - 10.0.0.1:11211:1 cache-1:11211
+   - 10.0.0.2:11211:2
+   - 10.0.0.3:11212:1
+"""
+ENVOY = """static_resources:
+  clusters:
+  - name: web
+    lb_policy: RING_HASH
+    ring_hash_lb_config: {minimum_ring_size: 64}
+    load_assignment:
+      endpoints:
+      - lb_endpoints:
+        - endpoint: {address: {socket_address: {address: 10.0.0.1, port_value: 80}}}
+        - endpoint: {address: {socket_address: {address: 10.0.0.2, port_value: 80}}}
+          load_balancing_weight: 3
+"""
+
+
+@pytest.mark.parametrize("system,text,name,flags,kind", [
+    ("twemproxy", NUTCRACKER, None, [], "twemproxy"),
+    ("twemproxy", NUTCRACKER, "alpha", ["--pool", "alpha"], "twemproxy"),
+    ("envoy", ENVOY, "web", ["--cluster", "web"], "envoy-ring-hash"),
+])
+def test_the_yaml_systems_agree_with_the_command_line(tmp_path, cli, system, text, name, flags,
+                                                      kind):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    p = ringbloom.import_config(system, path, name)
+    assert p.kind == kind
+    assert p.node_for_many(KEYS) == cli_lookup(cli, "--from", system, str(path), *flags)
+    assert ringbloom.import_config(system, text.encode(), name).node_for_many(KEYS) == \
+        p.node_for_many(KEYS), "the text itself reads as the file does"
+
+
+def test_yaml_refusals_and_notes(tmp_path):
+    murmur = ENVOY.replace("{minimum_ring_size: 64}", "{hash_function: MURMUR_HASH_2}")
+    with pytest.raises(ringbloom.DataError, match=r"<text>:5: hash_function MURMUR_HASH_2"):
+        ringbloom.import_config("envoy", murmur.encode(), "web")
+    two = (NUTCRACKER + NUTCRACKER.replace("alpha:", "beta:")).encode()
+    with pytest.raises(ValueError, match="has 2 pools; name one"):
+        ringbloom.import_config("twemproxy", two)
+    ejecting = NUTCRACKER.replace("  hash:", "  auto_eject_hosts: true\n  hash:").encode()
+    with pytest.warns(UserWarning, match="ejects failing servers"):
+        p = ringbloom.import_config("twemproxy", ejecting)
+    assert len(p.nodes) == 3

@@ -142,3 +142,52 @@ def test_strategy_options_reach_the_strategy_and_survive_pickling():
             for eps in (0.05, 0.5)}
     assert rows[0.05]["peak_to_average"] <= 1.05 + 1e-9
     assert rows[0.5]["peak_to_average"] > rows[0.05]["peak_to_average"]
+
+
+@pytest.mark.parametrize("scheme", ["nginx", "haproxy", "twemproxy"])
+def test_measure_change_is_ring_simulate(scheme, cli):
+    """measure_change gives the figures `ring simulate --scheme` prints, with
+    the least possible from the weights (a=1,b=3 then c added: 20%)."""
+    before_nodes = ringbloom.parse_nodes("a=1,b=3")
+    assert before_nodes == {"a": 1.0, "b": 3.0}
+    before = ringbloom.Placement(scheme, before_nodes)
+    after = ringbloom.Placement(scheme, before_nodes)
+    after.add("c")
+    m = ringbloom.measure_change(before, after, 20000)
+    out = cli("ring", "simulate", "--scheme", scheme, "--nodes", "a=1,b=3", "--add", "c",
+              "--keys", "20000", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert m["moved"] == doc["moved"]
+    assert m["moved_to"] == doc["moved_to"]
+    assert m["ideal_fraction"] == pytest.approx(0.2)
+    assert m["ideal_fraction"] == doc["ideal_moved_fraction"]
+    assert m["peak_to_average_after"] == doc["peak_to_average_after"]
+    assert m["moved_between_survivors"] == m["moved"] - m["moved_to"].get("c", 0)
+
+
+def test_measure_change_over_a_key_list_and_without_weights(tmp_path):
+    before = ringbloom.Placement("ring", ["a", "b", "c"])
+    after = pickle.loads(pickle.dumps(before))
+    after.remove("b")
+    keys = [f"user:{i}" for i in range(3000)]
+    m = ringbloom.measure_change(before, after, keys)
+    moved = [k for k in keys if before.node_for(k) != after.node_for(k)]
+    assert m["moved"] == len(moved)
+    assert m["moved_from"] == {"b": len(moved)}
+    assert m["ideal_fraction"] == pytest.approx(1 / 3)
+    assert sum(m["load_after"].values()) == 3000
+    path = tmp_path / "t.json"
+    ringbloom.Placement("nginx", ["a:1", "b:1"]).save_topology(path)
+    loaded = ringbloom.Placement.from_topology(path)
+    assert ringbloom.measure_change(loaded, loaded, 10)["ideal_fraction"] is None
+    with pytest.raises(ValueError, match="has no '\\{\\}'"):
+        ringbloom.measure_change(before, after, 10, key_format="nope")
+
+
+def test_parse_nodes_is_the_command_line_grammar():
+    assert ringbloom.parse_nodes("3", first=4) == {"n4": 1.0, "n5": 1.0, "n6": 1.0}
+    with pytest.raises(ValueError, match="integer weight >= 1"):
+        ringbloom.parse_nodes("a=0")
+    with pytest.raises(ValueError, match="names no nodes"):
+        ringbloom.parse_nodes(",")

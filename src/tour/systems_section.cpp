@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "ringbloom/placement/change.hpp"
 #include "ringbloom/placement/placement.hpp"
 #include "ringbloom/placement/schemes/envoy.hpp"
 #include "ringbloom/placement/schemes/groupcache.hpp"
@@ -93,19 +94,11 @@ std::pair<std::uint32_t, std::uint32_t> points_per_server(const placement& p) {
   return min_max_points(owner, p.node_count());
 }
 
-/// How many keys change owner, and how many of those do not involve
-/// `skip` (the server that joined or left): moves between the others.
-std::pair<double, double> moved(const std::vector<std::string>& before,
-                                const std::vector<std::string>& after, const std::string& skip) {
-  std::size_t all = 0;
-  std::size_t others = 0;
-  for (std::size_t i = 0; i < before.size(); ++i) {
-    if (before[i] == after[i]) continue;
-    ++all;
-    if (before[i] != skip && after[i] != skip) ++others;
-  }
-  const auto n = static_cast<double>(before.size());
-  return {static_cast<double>(all) / n, static_cast<double>(others) / n};
+/// The share of the keys that moved, and of those moved between servers on
+/// both sides (measure_change, ringbloom/placement/change.hpp).
+std::pair<double, double> moved(const change_measure& m) {
+  const auto n = static_cast<double>(m.keys);
+  return {m.moved_fraction(), static_cast<double>(m.moved_between_survivors) / n};
 }
 
 system_row measure_one(const system_entry& entry, const std::vector<std::string>& keys,
@@ -117,20 +110,16 @@ system_row measure_one(const system_entry& entry, const std::vector<std::string>
   const std::vector<placement_node> after_nodes = numbered_nodes(n + 1);
   const auto before = schemes::make_scheme_placement(entry.scheme, before_nodes);
   const auto after = schemes::make_scheme_placement(entry.scheme, after_nodes);
-  const auto owner_before = owners(*before, keys);
-  const auto owner_after = owners(*after, keys);
-  // The new server's name as the system reports it (guava: its bucket number).
-  const std::string& joined = after->node_name(n);
-  std::tie(row.add_moved, row.add_between_old) = moved(owner_before, owner_after, joined);
-  row.peak_avg_before = peak_to_average(owner_before, before->node_count());
-  row.peak_avg_after = peak_to_average(owner_after, after->node_count());
+  const change_measure added = measure_change(*before, *after, keys);
+  std::tie(row.add_moved, row.add_between_old) = moved(added);
+  row.peak_avg_before = added.peak_to_average_before;
+  row.peak_avg_after = added.peak_to_average_after;
   std::tie(row.points_min_before, row.points_max_before) = points_per_server(*before);
   std::tie(row.points_min_after, row.points_max_after) = points_per_server(*after);
 
   // The middle server leaves: the list without it, as an edited config.
   std::vector<placement_node> without = before_nodes;
   const std::size_t middle = n / 2 - 1;  // n(N/2)
-  const std::string& leaving = before->node_name(static_cast<std::uint32_t>(middle));
   without.erase(without.begin() + static_cast<std::ptrdiff_t>(middle));
   std::unique_ptr<placement> removed;
   try {
@@ -143,7 +132,7 @@ system_row measure_one(const system_entry& entry, const std::vector<std::string>
     return row;
   }
   std::tie(row.remove_moved, row.remove_between_survivors) =
-      moved(owner_before, owners(*removed, keys), leaving);
+      moved(measure_change(*before, *removed, keys));
   if (const auto* h0 = dynamic_cast<const schemes::haproxy_placement*>(before.get())) {
     const auto* h1 = dynamic_cast<const schemes::haproxy_placement*>(removed.get());
     for (std::size_t i = 0; i < h1->ids().size(); ++i) {

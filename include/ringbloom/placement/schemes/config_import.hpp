@@ -8,8 +8,11 @@
 //   - haproxy.cfg: the `backend NAME` (or `listen NAME`) section, with the
 //     `hash-type` and `default-server weight` it inherits from the last
 //     `defaults` section before it. `server NAME ADDR [weight N] [id N]`.
-//   - one `servers:` entry of nutcracker.yml ("host:port:weight [name]"):
-//     twemproxy_server_from_line; the YAML itself is read by the caller.
+//   - nutcracker.yml (twemproxy): one pool, `distribution: ketama`, its
+//     `hash`, its `servers:` ("host:port:weight [name]", one entry read by
+//     twemproxy_server_from_line).
+//   - Envoy YAML: a cluster (in a bootstrap's static_resources.clusters, a
+//     top-level clusters list, or alone) with lb_policy RING_HASH or MAGLEV.
 //   - `redis-cli CLUSTER NODES` output: masters with their slot ranges.
 //   - `redis-cli CLUSTER SLOTS` output, in the three forms redis-cli prints:
 //     raw (its default when the output is a file or a pipe: one value a line),
@@ -25,19 +28,33 @@
 // servers, a non-consistent balance) are refused with the reason, never
 // ignored.
 //
+// The front door is import_config (text) and import_config_file (a path):
+// the system by name, the section to read, and every rule that refuses a
+// file (control bytes, a missing section name, node names the ring would
+// refuse) in one place, used by `ringbloom ring import`, `ring lookup
+// --from`, `ring diff --from` and Python's ringbloom.import_config. The two
+// YAML readers (twemproxy, Envoy) use yaml-cpp, a private dependency of the
+// library; a build without it refuses those two systems with what to install
+// (reads_yaml() tells).
+//
 // Errors: data_error "FILE:LINE: what is wrong; what to do". Nothing is
 // returned from a file with an error.
 //
 // Example:
 //
-//   auto up = ringbloom::schemes::import_nginx(text, "nginx.conf", "backend");
-//   ringbloom::schemes::save_scheme_topology("backend.json", *up);
+//   ringbloom::schemes::config_options o;
+//   o.section = "backend";
+//   auto up = ringbloom::schemes::import_config_file("nginx", "nginx.conf", o);
+//   ringbloom::schemes::save_scheme_topology("backend.json", *up.scheme);
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ringbloom/placement/placement.hpp"
 #include "ringbloom/placement/schemes/cassandra.hpp"
@@ -94,5 +111,77 @@ enum class redis_cluster_output {
 /// `replication`.
 [[nodiscard]] std::unique_ptr<placement> import_nodetool_ring(
     std::string_view text, std::string_view source, const cassandra_replication& replication);
+
+/// The pool `pool` of nutcracker.yml text (empty: the file's only pool) as
+/// a twemproxy_placement. A setting the placement ignores but a reader
+/// should know of (auto_eject_hosts) is appended to `notes` as a sentence.
+/// Throws data_error "SOURCE:LINE: ..." (also for a value of the wrong type),
+/// std::invalid_argument when `pool` is empty and the file has several.
+[[nodiscard]] std::unique_ptr<placement> import_twemproxy(std::string_view text,
+                                                          std::string_view source,
+                                                          std::string_view pool,
+                                                          std::vector<std::string>& notes);
+
+/// The cluster `cluster` (empty: the first) of an Envoy YAML as an
+/// envoy_ring_hash_placement or envoy_maglev_placement. Refuses what Envoy
+/// does at run time and the scheme does not model (hash_balance_factor,
+/// locality weighting, priorities above 0, MURMUR_HASH_2).
+[[nodiscard]] std::unique_ptr<placement> import_envoy(std::string_view text,
+                                                      std::string_view source,
+                                                      std::string_view cluster);
+
+/// Whether this build reads the YAML systems (twemproxy, Envoy).
+[[nodiscard]] bool reads_yaml() noexcept;
+
+/// The systems import_config reads, in the order its messages list them:
+/// nginx, haproxy, twemproxy, redis-cluster, cassandra, envoy.
+[[nodiscard]] std::span<const std::string_view> config_systems() noexcept;
+
+/// The largest configuration import_config_file reads (a real one is a few
+/// kilobytes): 16 MiB.
+inline constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
+
+/// Cassandra's replication from data-centre factors, as the keyspace's
+/// NetworkTopologyStrategy gives them. A factor may be 0 (no replica in that
+/// data centre), but not every one: a keyspace without any replica places
+/// nothing. `what` names the factors in the message (e.g. "--dc-rf
+/// 'dc1=0'"). Throws std::invalid_argument "WHAT gives every data centre
+/// replication factor 0, ...; ...".
+[[nodiscard]] cassandra_replication replication_from_factors(
+    std::map<std::string, std::uint32_t> per_datacenter, std::string_view what);
+
+/// What import_config reads besides the text.
+struct config_options {
+  /// The section: nginx's upstream and HAProxy's backend (both required),
+  /// twemproxy's pool and Envoy's cluster (optional).
+  std::string section;
+  /// Cassandra: the keyspace's replication (nodetool ring does not show it).
+  cassandra_replication replication = cassandra_replication::simple(1);
+  /// How the caller's user gives the section, for the message when it is
+  /// missing (default: the command line's "--upstream NAME" / "--backend NAME").
+  std::string section_option;
+};
+
+/// A configuration read: the placement, and notes on settings it models as
+/// the system runs when all is well (print them; they are not errors).
+struct imported_config {
+  std::unique_ptr<placement> scheme;
+  std::vector<std::string> notes;
+};
+
+/// Reads `text`, a configuration (or status output) of `system` (one of
+/// config_systems()), `source` naming it in messages. Refuses a control byte
+/// other than tab and CR (binary or compressed data) at SOURCE:LINE, and
+/// node names the ring's rule refuses (check_node_name). Throws
+/// std::invalid_argument for an unknown system or a missing section name,
+/// data_error "SOURCE:LINE: ...; what to do" for a bad file.
+[[nodiscard]] imported_config import_config(std::string_view system, std::string_view text,
+                                            std::string_view source,
+                                            const config_options& options = {});
+
+/// import_config of the file at `path` (at most max_config_bytes; the path
+/// names it in messages). Throws io_error when it cannot be read.
+[[nodiscard]] imported_config import_config_file(std::string_view system, const std::string& path,
+                                                 const config_options& options = {});
 
 }  // namespace ringbloom::schemes

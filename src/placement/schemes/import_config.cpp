@@ -1,0 +1,116 @@
+// import_config: the one dispatcher from a system's name to its reader, and
+// the rules every configuration passes (see config_import.hpp).
+#include <fmt/core.h>
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "ringbloom/error.hpp"
+#include "ringbloom/io/file_io.hpp"
+#include "ringbloom/placement/schemes/config_import.hpp"
+#include "ringbloom/placement/topology.hpp"
+
+namespace ringbloom::schemes {
+namespace {
+
+constexpr std::array<std::string_view, 6> systems = {"nginx",         "haproxy",   "twemproxy",
+                                                     "redis-cluster", "cassandra", "envoy"};
+
+/// Refuses a configuration holding a control byte (other than tab and CR):
+/// binary or compressed data, never a text configuration.
+void refuse_binary(std::string_view text, std::string_view source) {
+  std::uint64_t line = 1;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      ++line;
+    } else if ((byte < 0x20 && c != '\t' && c != '\r') || byte == 0x7f) {
+      throw data_error(fmt::format(
+          "{}:{}: holds the control byte {:#04x}, which no text configuration has; give the "
+          "text file itself (not a binary or compressed one)",
+          source, line, byte));
+    }
+  }
+}
+
+/// Every node name must follow the ring's rule, so that `key<TAB>node`
+/// output stays one line.
+void require_node_names(const placement& p, std::string_view source) {
+  for (std::uint32_t i = 0; i < p.node_count(); ++i) {
+    try {
+      check_node_name(p.node_name(i));
+    } catch (const std::invalid_argument& e) {
+      throw data_error(fmt::format("{}: {}", source, e.what()));
+    }
+  }
+}
+
+imported_config read(std::string_view system, std::string_view text, std::string_view source,
+                     const config_options& o) {
+  refuse_binary(text, source);
+  const auto require = [&](std::string_view flag) {
+    if (!o.section.empty()) return;
+    throw std::invalid_argument(
+        fmt::format("{} {} needs {}; name the section to read", system, source,
+                    o.section_option.empty() ? fmt::format("{} NAME", flag) : o.section_option));
+  };
+  imported_config r;
+  if (system == "nginx") {
+    require("--upstream");
+    r.scheme = import_nginx(text, source, o.section);
+  } else if (system == "haproxy") {
+    require("--backend");
+    r.scheme = import_haproxy(text, source, o.section);
+  } else if (system == "twemproxy") {
+    r.scheme = import_twemproxy(text, source, o.section, r.notes);
+  } else if (system == "redis-cluster") {
+    r.scheme = import_redis_cluster(text, source);
+  } else if (system == "envoy") {
+    r.scheme = import_envoy(text, source, o.section);
+  } else if (system == "cassandra") {
+    r.scheme = import_nodetool_ring(text, source, o.replication);
+  } else {
+    throw std::invalid_argument(
+        fmt::format("'{}' is not a system whose configuration ringbloom reads; give nginx, "
+                    "haproxy, twemproxy, redis-cluster, cassandra or envoy",
+                    printable(system)));
+  }
+  require_node_names(*r.scheme, source);
+  return r;
+}
+
+}  // namespace
+
+std::span<const std::string_view> config_systems() noexcept { return systems; }
+
+cassandra_replication replication_from_factors(std::map<std::string, std::uint32_t> per_datacenter,
+                                               std::string_view what) {
+  std::uint64_t replicas = 0;
+  for (const auto& [dc, rf] : per_datacenter) replicas += rf;
+  if (replicas == 0) {
+    throw std::invalid_argument(fmt::format(
+        "{} gives every data centre replication factor 0, so no key would have a replica; give "
+        "at least one data centre a factor of 1 or more",
+        what));
+  }
+  return cassandra_replication::network(std::move(per_datacenter));
+}
+
+imported_config import_config(std::string_view system, std::string_view text,
+                              std::string_view source, const config_options& options) {
+  try {
+    return read(system, text, source, options);
+  } catch (const data_error& e) {  // every refusal says what to do
+    if (std::string_view(e.what()).find("; ") != std::string_view::npos) throw;
+    throw data_error(fmt::format("{}; fix that line of the file and try again", e.what()));
+  }
+}
+
+imported_config import_config_file(std::string_view system, const std::string& path,
+                                   const config_options& options) {
+  return import_config(system, io::read_file(path, max_config_bytes), path, options);
+}
+
+}  // namespace ringbloom::schemes
