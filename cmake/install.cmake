@@ -3,7 +3,8 @@ include(CMakePackageConfigHelpers)
 
 set(RINGBLOOM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ringbloom)
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ringbloom TYPE INCLUDE)
+# The tour's headers stay out: the tour is `ringbloom demo`, not library API.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ringbloom TYPE INCLUDE PATTERN tour EXCLUDE)
 install(TARGETS ringbloom EXPORT ringbloom-targets)
 if(RINGBLOOM_BUILD_CLI)
   install(TARGETS ringbloom_cli)

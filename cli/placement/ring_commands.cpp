@@ -58,11 +58,6 @@ constexpr std::uint64_t max_node_count = max_node_list_count;
 /// sorted batch of new points), measured: 16.7 million points took 594 MB.
 constexpr std::uint64_t build_bytes_per_point = 40;
 
-void print_doc(const json& doc) {
-  const int indent = stdout_is_terminal() ? 2 : -1;
-  fmt::print("{}\n", doc.dump(indent, ' ', false, json::error_handler_t::replace));
-}
-
 std::string percent(double fraction) { return fmt::format("{:.2f}%", 100.0 * fraction); }
 
 topology_node topology_node_of(const placement_node& n) {
@@ -327,7 +322,7 @@ void run_simulate(const simulate_options& o) {
                    {"shares_before", shares_json(shares_before.shares)},
                    {"shares_after", shares_json(shares_after.shares)},
                    {"moved_to", moved_to}};
-    print_doc(doc);
+    print_json(doc);
     return;
   }
   fmt::print("{} keys ({}), scheme {}, hash {}, {} vnodes\n", o.keys, o.key_format,
@@ -514,7 +509,7 @@ void run_init(const init_options& o) {
   const hash_ring ring = build_from_arguments(topo);
   save_topology(o.file, topo);
   if (o.json) {
-    print_doc(topology_summary(o.file, ring));
+    print_json(topology_summary(o.file, ring));
   } else {
     print_summary(o.file, ring);
   }
@@ -551,7 +546,7 @@ void change_file(const std::string& file, bool as_json,
   if (as_json) {
     json doc = topology_summary(file, after);
     doc["moved_fraction"] = moved;
-    print_doc(doc);
+    print_json(doc);
   } else {
     print_summary(file, after);
     fmt::print("{} of the hash space changed owner\n", percent(moved));
@@ -651,7 +646,7 @@ void add_show(CLI::App& ring) {
   cmd->callback([o] {
     const hash_ring shown = build_ring(load_topology(o->file));
     if (o->json) {
-      print_doc(topology_summary(o->file, shown));
+      print_json(topology_summary(o->file, shown));
     } else {
       print_summary(o->file, shown);
     }
@@ -728,7 +723,7 @@ void run_diff(const diff_options& o) {
                      {"moved_fraction", keys->moved_fraction()},
                      {"moved_to", moved_to}};
     }
-    print_doc(doc);
+    print_json(doc);
     return;
   }
   fmt::print("{} of the hash space changes owner, in {} ranges\n", percent(plan.moved_fraction),

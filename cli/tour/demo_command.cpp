@@ -10,8 +10,8 @@
 #include "commands.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/tour/render.hpp"
 #include "ringbloom/tour/tour.hpp"
-#include "tour_render.hpp"
 
 namespace ringbloom::cli {
 namespace {
@@ -35,7 +35,7 @@ void make_report_dir(const std::string& dir) {
 
 void write_report(const std::string& dir, const tour::tour_result& tour) {
   const std::filesystem::path path = std::filesystem::path(dir) / "index.html";
-  io::write_file_atomic(path, render_tour_html(tour));
+  io::write_file_atomic(path, tour::render_tour_html(tour));
   fmt::print("ringbloom demo: wrote {}\n", path.string());
 }
 
@@ -47,10 +47,10 @@ void run_demo(const demo_options& options) {
     return;
   }
   if (options.json) {
-    print_json(tour_to_json(tour));
+    print_json(tour::tour_to_json(tour));
     return;
   }
-  fmt::print("{}", render_tour_text(tour, use_color()));
+  fmt::print("{}", tour::render_tour_text(tour, use_color()));
 }
 
 }  // namespace

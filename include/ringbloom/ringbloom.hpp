@@ -1,6 +1,7 @@
 // ringbloom/ringbloom.hpp: the umbrella header; includes every public header
-// (every header under include/ringbloom but detail/; tests/core/umbrella_test
-// checks that none is missing).
+// (every header under include/ringbloom but detail/ and tour/, which is
+// `ringbloom demo` and not installed; tests/core/umbrella_test checks that
+// none is missing).
 #pragma once
 
 #include "ringbloom/allocator_hook.hpp"
@@ -59,9 +60,4 @@
 #include "ringbloom/sketch/hyperloglog.hpp"
 #include "ringbloom/sketch/sketch_file.hpp"
 #include "ringbloom/sketch/top_k.hpp"
-#include "ringbloom/tour/merkle_section.hpp"
-#include "ringbloom/tour/sketch_section.hpp"
-#include "ringbloom/tour/strategies_section.hpp"
-#include "ringbloom/tour/systems_section.hpp"
-#include "ringbloom/tour/tour.hpp"
 #include "ringbloom/version.hpp"

@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The headers under include/ringbloom but detail/ folders, as include paths
+/// The headers under include/ringbloom but detail/ folders and the tour (not
+/// installed: it is `ringbloom demo`, not library API), as include paths
 /// ("ringbloom/filter/bloom.hpp"), without the umbrella itself.
 std::set<std::string> public_headers() {
   const fs::path include = fs::path(RINGBLOOM_SOURCE_DIR) / "include";
@@ -25,7 +26,10 @@ std::set<std::string> public_headers() {
   for (const auto& entry : fs::recursive_directory_iterator(include / "ringbloom")) {
     if (!entry.is_regular_file() || entry.path().extension() != ".hpp") continue;
     const std::string path = fs::relative(entry.path(), include).generic_string();
-    if (path.find("/detail/") != std::string::npos || path == "ringbloom/ringbloom.hpp") continue;
+    if (path.find("/detail/") != std::string::npos || path.starts_with("ringbloom/tour/") ||
+        path == "ringbloom/ringbloom.hpp") {
+      continue;
+    }
     out.insert(path);
   }
   return out;

@@ -103,8 +103,8 @@ imported_config import_config(std::string_view system, std::string_view text,
   try {
     return read(system, text, source, options);
   } catch (const data_error& e) {  // every refusal says what to do
-    if (std::string_view(e.what()).find("; ") != std::string_view::npos) throw;
-    throw data_error(fmt::format("{}; fix that line of the file and try again", e.what()));
+    if (e.has_advice()) throw;
+    throw with_advice(e, "fix that line of the file and try again");
   }
 }
 

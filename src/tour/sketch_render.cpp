@@ -6,9 +6,9 @@
 #include <cmath>
 #include <string>
 
-#include "tour_render.hpp"
+#include "ringbloom/tour/render.hpp"
 
-namespace ringbloom::cli {
+namespace ringbloom::tour {
 namespace {
 
 namespace t = ringbloom::tour;
@@ -242,4 +242,4 @@ std::string render_sketch_html(const tour::sketch_section& s) {
   return h + "</table>\n";
 }
 
-}  // namespace ringbloom::cli
+}  // namespace ringbloom::tour

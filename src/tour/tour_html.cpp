@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "ringbloom/hash.hpp"
+#include "ringbloom/tour/render.hpp"
 #include "ringbloom/version.hpp"
-#include "tour_render.hpp"
 
-namespace ringbloom::cli {
+namespace ringbloom::tour {
 namespace {
 
 namespace t = ringbloom::tour;
@@ -776,4 +776,4 @@ std::string render_tour_html(const tour::tour_result& tour) {
   return h;
 }
 
-}  // namespace ringbloom::cli
+}  // namespace ringbloom::tour

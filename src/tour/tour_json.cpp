@@ -2,9 +2,9 @@
 #include <string>
 
 #include "ringbloom/hash.hpp"
-#include "tour_render.hpp"
+#include "ringbloom/tour/render.hpp"
 
-namespace ringbloom::cli {
+namespace ringbloom::tour {
 namespace {
 
 using nlohmann::json;
@@ -283,4 +283,4 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
   return doc;
 }
 
-}  // namespace ringbloom::cli
+}  // namespace ringbloom::tour

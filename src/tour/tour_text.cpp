@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "ringbloom/hash.hpp"
-#include "tour_render.hpp"
+#include "ringbloom/tour/render.hpp"
 
-namespace ringbloom::cli {
+namespace ringbloom::tour {
 namespace {
 
 namespace t = ringbloom::tour;
@@ -424,4 +424,4 @@ std::string render_tour_text(const tour::tour_result& tour, bool color) {
   return w.out;
 }
 
-}  // namespace ringbloom::cli
+}  // namespace ringbloom::tour

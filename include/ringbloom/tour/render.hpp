@@ -1,5 +1,5 @@
-// cli/tour/tour_render.hpp: the three faces of `ringbloom demo`. Each prints the
-// structs of ringbloom/tour/tour.hpp and computes nothing of its own.
+// ringbloom/tour/render.hpp: the three faces of `ringbloom demo` (text, JSON,
+// HTML). Each prints the structs of tour.hpp and computes nothing of its own.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 
 #include "ringbloom/tour/tour.hpp"
 
-namespace ringbloom::cli {
+namespace ringbloom::tour {
 
 /// The tour as aligned text tables with short notes; ANSI colour when
 /// `color` is true.
@@ -25,4 +25,4 @@ namespace ringbloom::cli {
 [[nodiscard]] nlohmann::json sketch_section_json(const tour::sketch_section& sketches);
 [[nodiscard]] std::string render_sketch_html(const tour::sketch_section& sketches);
 
-}  // namespace ringbloom::cli
+}  // namespace ringbloom::tour
