@@ -2,6 +2,8 @@
 // bloom_chain, and the data type "RBloom-BF" (RDB, AOF, copy, digest,
 // memory). Replies and error sentences follow RedisBloom 2.4/2.6
 // (src/rebloom.c); docs/redis.md tables them and the few differences.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -13,6 +15,7 @@
 #include "bloom_chain.hpp"
 #include "module_common.hpp"
 #include "ringbloom/error.hpp"
+#include "ringbloom/filter/bloom.hpp"
 
 namespace ringbloom::redis {
 namespace {
@@ -48,7 +51,7 @@ const char* add_error(bloom_chain::add_status s) {
 }
 
 std::string too_large_error() {
-  return "ERR the filter would need more than MAX_FILTER_BYTES (" +
+  return "ERR Insufficient memory to create filter: it would need more than MAX_FILTER_BYTES (" +
          std::to_string(settings().max_filter_bytes) +
          " bytes); use a smaller capacity or a larger error rate, or load the module with a "
          "larger MAX_FILTER_BYTES";
@@ -111,8 +114,16 @@ int bf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     if (!(o.error_rate > 0 && o.error_rate < 1)) return c.error("ERR (0 < error rate range < 1) ");
     if (!c.to_long(3, o.capacity)) return c.error("ERR bad capacity");
     if (o.capacity <= 0) return c.error("ERR (capacity should be larger than 0)");
-    o.nonscaling = c.find("NONSCALING", 4) != -1;
-    const int ex = c.find("EXPANSION", 4);
+    int ex = -1;
+    for (int at = 4; at < argc; ++at) {
+      if (c.is(at, "NONSCALING")) {
+        o.nonscaling = true;
+      } else if (c.is(at, "EXPANSION")) {
+        ex = at++;  // its value is read below
+      } else {
+        return c.error(unknown_argument(c, at, "EXPANSION e and NONSCALING"));
+      }
+    }
     if (ex != -1 && ex + 1 == argc) return c.error("ERR no expansion");
     if (ex != -1) {
       if (o.nonscaling) return c.error("Nonscaling filters cannot expand");
@@ -155,38 +166,28 @@ int bf_insert(api::Ctx* ctx, api::String** argv, int argc) {
     bf_options o = default_options();
     int items = -1;
     int pos = 2;
-    // As RedisBloom: options are told apart by their first letters.
     while (pos < argc && items < 0) {
-      const std::string_view word = c.arg(pos);
-      const auto letter = [&](std::size_t i) {
-        return i < word.size() ? std::tolower(static_cast<unsigned char>(word[i])) : 0;
-      };
-      switch (letter(0)) {
-        case 'i':
-          items = ++pos;
-          break;
-        case 'e':
-          if (++pos == argc) return c.wrong_arity();
-          if (letter(1) == 'r') {
-            if (!c.to_double(pos++, o.error_rate)) return c.error("Bad error rate");
-          } else if (!c.to_long(pos++, o.expansion)) {
-            return c.error("Bad expansion");
-          }
-          break;
-        case 'c':
-          if (++pos == argc) return c.wrong_arity();
-          if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
-          break;
-        case 'n':
-          if (letter(2) == 'c') {
-            o.autocreate = false;
-          } else {
-            o.nonscaling = true;
-          }
-          ++pos;
-          break;
-        default:
-          return c.error("Unknown argument received");
+      if (c.is(pos, "ITEMS")) {
+        items = ++pos;
+      } else if (c.is(pos, "ERROR")) {
+        if (++pos == argc) return c.wrong_arity();
+        if (!c.to_double(pos++, o.error_rate)) return c.error("Bad error rate");
+      } else if (c.is(pos, "EXPANSION")) {
+        if (++pos == argc) return c.wrong_arity();
+        if (!c.to_long(pos++, o.expansion)) return c.error("Bad expansion");
+      } else if (c.is(pos, "CAPACITY")) {
+        if (++pos == argc) return c.wrong_arity();
+        if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
+      } else if (c.is(pos, "NOCREATE")) {
+        o.autocreate = false;
+        ++pos;
+      } else if (c.is(pos, "NONSCALING")) {
+        o.nonscaling = true;
+        ++pos;
+      } else {
+        return c.error(unknown_argument(
+            c, pos, "CAPACITY c, ERROR e, EXPANSION x, NOCREATE, NONSCALING and ITEMS item...",
+            "Unknown argument received"));
       }
     }
     if (items < 0 || items == argc) return c.wrong_arity();
@@ -251,7 +252,8 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
       if (c.is(2, "items"))
         return one([&] { return c.integer(static_cast<long long>(chain->items())); });
       if (c.is(2, "expansion")) return one(expansion);
-      return c.error("Invalid information value");
+      return c.error(unknown_argument(c, 2, "CAPACITY, SIZE, FILTERS, ITEMS or EXPANSION",
+                                      "Invalid information value"));
     }
     c.array(10);
     c.simple("Capacity");
@@ -264,6 +266,31 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
     c.integer(static_cast<long long>(chain->items()));
     c.simple("Expansion rate");
     return expansion();
+  });
+}
+
+// BF.DEBUG key: RedisBloom's description of the layers, in its format:
+// "size:<items>", then per layer its bytes, bits, hashes, hash width (64:
+// one 64-bit hash per item), capacity, items and its false-positive rate
+// when full (from the blocked layout's exact formula).
+int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 2) return c.wrong_arity();
+    open_key key(c, 1, api::key_read);
+    const key_status status = key.status(types().bloom);
+    if (status != key_status::ok) return c.error(status_error(status));
+    const auto* chain = key.value<bloom_chain>();
+    c.array(static_cast<long>(1 + chain->layers().size()));
+    c.bulk("size:" + std::to_string(chain->items()));
+    for (const auto& l : chain->layers()) {
+      const double ratio = bloom_math::blocked_fpr(static_cast<double>(l.capacity), l.filter.bits(),
+                                                   l.filter.hashes());
+      c.bulk(fmt::format("bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{:g}",
+                         l.filter.bits() / 8, l.filter.bits(), l.filter.hashes(), l.capacity,
+                         l.filter.items_added(), ratio));
+    }
+    return api::ok;
   });
 }
 
@@ -326,7 +353,10 @@ int bf_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
         key.value<bloom_chain>()->load_chunk(c.arg(3));
       }
     } catch (const data_error& e) {
-      return c.error(std::string("ERR received bad data: ") + e.what());
+      // RedisBloom's exact sentence (clients compare it); the reason goes
+      // to the server's log at the verbose level.
+      api::Log(ctx, "verbose", "ringbloom: BF.LOADCHUNK refused: %s", e.what());
+      return c.error("ERR received bad data");
     }
     c.replicate();
     return c.ok();
@@ -445,6 +475,7 @@ const command_spec bloom_commands[] = {
     {"bf.exists", bf_exists, false, read_key, 3, "Whether an item may have been added"},
     {"bf.mexists", bf_exists, false, read_key, -3, "Whether items may have been added"},
     {"bf.info", bf_info, false, read_key, -2, "The filter's parameters and counts"},
+    {"bf.debug", bf_debug, false, read_key, 2, "The filter's layers, in RedisBloom's words"},
     {"bf.card", bf_card, false, read_key, 2, "The number of items added"},
     {"bf.scandump", bf_scandump, false, read_key, 3, "One chunk of the filter's dump"},
     {"bf.loadchunk", bf_loadchunk, true, update_key, 4, "Restores one chunk of a dump"},

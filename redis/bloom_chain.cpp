@@ -279,7 +279,7 @@ std::uint64_t bloom_chain::word_bytes() const noexcept {
 }
 
 std::uint64_t bloom_chain::memory_bytes() const noexcept {
-  return sizeof(*this) + layers_.capacity() * sizeof(layer) + word_bytes();
+  return sizeof(*this) + layers_.size() * sizeof(layer) + word_bytes();
 }
 
 // Header: "RBCH", version u32, fpr f64, expansion u32, flags u32, layer

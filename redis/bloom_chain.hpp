@@ -121,7 +121,9 @@ class bloom_chain {
   [[nodiscard]] std::uint64_t items() const noexcept;
   /// Bytes of all layers' words.
   [[nodiscard]] std::uint64_t word_bytes() const noexcept;
-  /// What the value occupies: the object, the layer table and the words.
+  /// What the value occupies: the object, the layer table and the words. The
+  /// table is counted by its layers, not the vector's reserve, so the figure
+  /// is the same after an RDB load, a DEBUG RELOAD or on a replica.
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
 
   [[nodiscard]] std::string header() const;

@@ -21,6 +21,7 @@
 #include "module_api.hpp"
 #include "module_common.hpp"
 #include "ringbloom/allocator_hook.hpp"
+#include "ringbloom/error.hpp"
 
 namespace ringbloom::redis {
 
@@ -48,6 +49,14 @@ int call::find(std::string_view word, int from) const {
     if (is(i, word)) return i;
   }
   return -1;
+}
+
+std::string unknown_argument(const call& c, int at, std::string_view accepted,
+                             std::string_view refusal) {
+  std::string name(c.arg(0));
+  for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return std::string(refusal) + ": '" + printable(c.arg(at)) + "'; " + name + " takes " +
+         std::string(accepted);
 }
 
 const char* status_error(key_status status) noexcept {

@@ -69,6 +69,13 @@ struct call {
   void replicate() const { api::ReplicateVerbatim(ctx); }
 };
 
+/// The refusal of an argument a command does not know, naming it: `refusal`
+/// (RedisBloom's sentence where it has one), the argument as typed, and what
+/// the command takes instead ("ERR unknown argument: 'FOO'; BF.RESERVE takes
+/// EXPANSION e and NONSCALING").
+std::string unknown_argument(const call& c, int at, std::string_view accepted,
+                             std::string_view refusal = "ERR unknown argument");
+
 /// What a key holds, in RedisBloom's words (statusStrerror).
 enum class key_status : std::uint8_t { ok, empty, mismatch };
 
