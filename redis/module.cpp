@@ -17,11 +17,11 @@
 #include <string>
 #include <string_view>
 
-#include "bloom_chain.hpp"
 #include "module_api.hpp"
 #include "module_common.hpp"
 #include "ringbloom/allocator_hook.hpp"
 #include "ringbloom/error.hpp"
+#include "ringbloom/filter/layered_bloom.hpp"
 
 namespace ringbloom::redis {
 
@@ -157,7 +157,7 @@ std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
 // load; the log says so, since the growth then buys bits without saving
 // rounding there.
 void install_size_classes(api::Ctx* ctx) {
-  bloom_chain::set_size_class(words_in_class);
+  layered_bloom_filter::set_size_class(words_in_class);
   for (const std::size_t bytes :
        {std::size_t{100}, std::size_t{5000}, std::size_t{40000}, std::size_t{1300000}}) {
     void* p = api::TryAlloc(bytes);
