@@ -1,4 +1,4 @@
-// redis/sketch_commands.cpp: CF.*, CMS.* and TOPK.* over the library's
+// redis/commands/cf.cpp: CF.*, CMS.* and TOPK.* over the library's
 // cuckoo filter, Count-Min sketch and Top-K, with RedisBloom 2.4/2.6's
 // replies and error sentences (src/rebloom.c, src/rm_cms.c,
 // src/rm_topk.c); docs/redis.md tables them and where we differ.
@@ -12,13 +12,13 @@
 #include <string_view>
 #include <vector>
 
-#include "module_common.hpp"
+#include "module/module_common.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
 #include "ringbloom/io/memory.hpp"
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/sketch_file.hpp"
 #include "ringbloom/sketch/top_k.hpp"
-#include "sketch_types.hpp"
+#include "types/sketch_types.hpp"
 
 namespace ringbloom::redis {
 namespace {

@@ -1,4 +1,4 @@
-// redis/module.cpp: RedisModule_OnLoad, the one symbol ringbloom.so exports.
+// redis/module/module.cpp: RedisModule_OnLoad, the one symbol ringbloom.so exports.
 //
 // Load: redis-server --loadmodule ringbloom.so [ERROR_RATE p] [INITIAL_SIZE n]
 //       [CF_MAX_EXPANSIONS n] [MAX_FILTER_BYTES bytes]
@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "module_api.hpp"
-#include "module_common.hpp"
+#include "module/module_api.hpp"
+#include "module/module_common.hpp"
 #include "ringbloom/allocator_hook.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"

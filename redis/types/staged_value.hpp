@@ -1,4 +1,4 @@
-// redis/staged_value.hpp: the value behind a CF.*, CMS.* or TOPK.* key, and
+// redis/types/staged_value.hpp: the value behind a CF.*, CMS.* or TOPK.* key, and
 // its dump protocol.
 //
 // A value is either complete (`value` holds the filter or sketch) or being

@@ -1,4 +1,4 @@
-// redis/bf_commands.cpp: BF.* -- RedisBloom's Bloom filter commands over
+// redis/commands/bf.cpp: BF.* -- RedisBloom's Bloom filter commands over
 // layered_bloom_filter, and the data type "RBloom-BF" (RDB, AOF, copy, digest,
 // memory). Replies and error sentences follow RedisBloom 2.4/2.6
 // (src/rebloom.c); docs/redis.md tables them and the few differences.
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "module_common.hpp"
+#include "module/module_common.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"

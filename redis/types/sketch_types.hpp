@@ -1,4 +1,4 @@
-// redis/sketch_types.hpp: the data types of CF.*, CMS.* and TOPK.*, one
+// redis/types/sketch_types.hpp: the data types of CF.*, CMS.* and TOPK.*, one
 // template over a small traits struct per kind (its library type, its
 // checksummed image, its LOADCHUNK command), and the shared SCANDUMP /
 // LOADCHUNK handlers (protocol in staged_value.hpp).
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "module_common.hpp"
-#include "staged_value.hpp"
+#include "module/module_common.hpp"
+#include "types/staged_value.hpp"
 
 namespace ringbloom::redis {
 
