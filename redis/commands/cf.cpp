@@ -432,7 +432,7 @@ int cms_init(api::Ctx* ctx, api::String** argv, int argc) {
       width = dims.first;
       depth = dims.second;
     }
-    if (width > std::numeric_limits<long long>::max() / depth) {
+    if (width < 1 || depth < 1 || width > std::numeric_limits<long long>::max() / depth) {
       return c.error("CMS: invalid init arguments");  // RedisBloom 2.6: width x depth overflows
     }
     if (width > static_cast<long long>(count_min_sketch::max_width) ||

@@ -267,3 +267,9 @@ def test_redis_py_helpers(r):
     assert topk.reserve("t", 2, 50, 4, 0.9)
     topk.add("t", "a", "a", "b")
     assert topk.list("t", withcount=True)[:2] == ["a", 2]
+
+
+def test_cms_initbyprob_of_depth_zero_is_refused(raw):
+    # A probability so near 1 that RedisBloom's float formula gives depth 0.
+    assert err(raw, "CMS.INITBYPROB", "m", "0.1", "0.9999999999") == "CMS: invalid init arguments"
+    assert raw.ping() and raw.exists("m") == 0

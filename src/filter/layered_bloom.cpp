@@ -318,7 +318,7 @@ layered_bloom_filter layered_bloom_filter::from_header(std::string_view bytes,
   c.nonscaling_ = (flags & flag_nonscaling) != 0;
   c.max_bytes_ = max_bytes;
   if (!(c.fpr_ > 0 && c.fpr_ < 1) || c.expansion_ < 1 || (flags & ~flag_nonscaling) != 0 ||
-      count < 1 || count > max_layers ||
+      get<std::uint32_t>(bytes, 28) != 0 || count < 1 || count > max_layers ||
       bytes.size() != header_fixed_bytes + count * header_layer_bytes + checksum_bytes) {
     throw data_error("the filter header has impossible parameters");
   }
@@ -329,8 +329,8 @@ layered_bloom_filter layered_bloom_filter::from_header(std::string_view bytes,
     const auto bits = get<std::uint64_t>(bytes, at + 8);
     const auto items = get<std::uint64_t>(bytes, at + 16);
     const auto hashes = get<std::uint32_t>(bytes, at + 24);
-    if (capacity < 1 || bits < 512 || bits % 512 != 0 || bits > max_filter_bits || hashes < 1 ||
-        hashes > max_blocked_hashes) {
+    if (get<std::uint32_t>(bytes, at + 28) != 0 || capacity < 1 || bits < 512 || bits % 512 != 0 ||
+        bits > max_filter_bits || hashes < 1 || hashes > max_blocked_hashes) {
       throw data_error("the filter header has an impossible layer");
     }
     total += bits / 8;
