@@ -14,6 +14,7 @@
 #include "ringbloom/filter/cuckoo.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/fuse_filter.hpp"
+#include "ringbloom/filter/layered_bloom.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/checkpoint.hpp"

@@ -69,7 +69,7 @@ def test_info_whole_and_fields(r, raw):
     assert raw.execute_command("BF.INFO", "f", "filters") == [1]
     assert raw.execute_command("BF.INFO", "f", "expansion") == [4]
     assert raw.execute_command("BF.INFO", "f", "size") == [info.size]
-    assert err(raw, "BF.INFO", "f", "bogus") == "Invalid information value"
+    assert err(raw, "BF.INFO", "f", "bogus").startswith("Invalid information value: 'bogus'")
     assert err(raw, "BF.INFO", "missing") == "not found"
     assert "wrong number of arguments" in err(raw, "BF.INFO")
     bf.create("n", 0.01, 10, noScale=True)
@@ -127,7 +127,8 @@ def test_insert_options(r, raw):
     assert err(r, "BF.INSERT", "i", "ERROR", "x", "ITEMS", "a") == "Bad error rate"
     assert err(r, "BF.INSERT", "i", "CAPACITY", "x", "ITEMS", "a") == "Bad capacity"
     assert err(r, "BF.INSERT", "i", "EXPANSION", "x", "ITEMS", "a") == "Bad expansion"
-    assert err(r, "BF.INSERT", "i", "BOGUS", "ITEMS", "a") == "Unknown argument received"
+    assert err(r, "BF.INSERT", "i", "BOGUS", "ITEMS", "a").startswith(
+        "Unknown argument received: 'BOGUS'; BF.INSERT takes CAPACITY c")
     assert err(r, "BF.INSERT", "j", "ERROR", "2", "ITEMS", "a") == "Bad argument received"
     assert err(r, "BF.INSERT", "j", "CAPACITY", "0", "ITEMS", "a") == "Bad argument received"
     assert "wrong number of arguments" in err(r, "BF.INSERT", "i", "ITEMS")

@@ -94,7 +94,7 @@ def test_topk_long_leader_names_are_counted(raw):
 
 def test_bf_layer_fills_its_size_class(server, raw):
     """A layer's words are grown to the jemalloc size class they land in
-    (bloom_chain.hpp): 1M items at 1 % need 1.243 MiB at the first layer's
+    (ringbloom/filter/layered_bloom.hpp): 1M items at 1 % need 1.243 MiB at the first layer's
     rate of 0.8 %, and take the whole 1.25 MiB class -- no more memory, and
     the rounding bought as bits. The size is the same where the server's
     allocations are not jemalloc's (a sanitizer runtime preloaded into

@@ -15,6 +15,7 @@
 #include "item_hash.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/detail/bloom_hashing.hpp"
+#include "ringbloom/io/format.hpp"
 
 namespace ringbloom {
 
@@ -187,6 +188,19 @@ blocked_bloom_filter blocked_bloom_filter::from_words(std::uint64_t bits, std::u
   blocked_bloom_filter f;
   f.assign(bits, hashes, hash, seed, items, std::move(words));
   return f;
+}
+
+void blocked_bloom_filter::load_words(std::uint64_t first, std::span<const unsigned char> bytes) {
+  const std::uint64_t size = words().size();
+  const std::uint64_t count = bytes.size() / 8;
+  if (bytes.size() % 8 != 0 || first > size || count > size - first) {
+    throw data_error(fmt::format(
+        "{} bytes of words from word {} do not fit a blocked filter of {} words; the data is "
+        "corrupt",
+        bytes.size(), first, size));
+  }
+  std::uint64_t* w = words_.mutable_data() + first;
+  for (std::uint64_t i = 0; i < count; ++i) w[i] = io::load_le<std::uint64_t>(bytes.data() + 8 * i);
 }
 
 bool operator==(const blocked_bloom_filter& a, const blocked_bloom_filter& b) noexcept {

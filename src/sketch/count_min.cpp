@@ -232,6 +232,54 @@ count_min_sketch count_min_sketch::merged(std::span<const count_min_sketch* cons
   return out;
 }
 
+count_min_sketch count_min_sketch::merged_exact(std::span<const count_min_sketch* const> sources,
+                                                std::span<const std::int64_t> weights) {
+  if (!sources.empty() && (weights.empty() || weights.size() == sources.size())) {
+    const auto weight = [&](std::size_t k) {
+      return weights.empty() ? std::int64_t{1} : weights[k];
+    };
+    const count_min_sketch& first = *sources[0];
+    const bool same_shape = std::all_of(sources.begin(), sources.end(), [&](const auto* s) {
+      return s->width_ == first.width_ && s->depth_ == first.depth_;
+    });
+    // Shapes that differ are merged()'s refusal; check only what it would read.
+    if (same_shape) {
+      const auto overflow = [](const std::string& what) {
+        return std::overflow_error(fmt::format(
+            "the weighted merge overflows {}: a weighted sum must fit 64-bit signed integers and "
+            "every counter stay within 0 and 2^32 - 1; use smaller weights",
+            what));
+      };
+      for (std::size_t i = 0; i < first.counters_.size(); ++i) {
+        std::int64_t sum = 0;
+        for (std::size_t k = 0; k < sources.size(); ++k) {
+          std::int64_t product = 0;
+          if (__builtin_mul_overflow(std::int64_t{sources[k]->counters_[i]}, weight(k), &product) ||
+              __builtin_add_overflow(sum, product, &sum)) {
+            throw overflow(fmt::format("counter {}", i));
+          }
+        }
+        if (sum < 0 || sum > std::int64_t{counter_max}) {
+          throw overflow(fmt::format("counter {} ({})", i, sum));
+        }
+      }
+      std::int64_t total = 0;
+      for (std::size_t k = 0; k < sources.size(); ++k) {
+        std::int64_t product = 0;
+        if (sources[k]->total_ >
+                static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+            __builtin_mul_overflow(static_cast<std::int64_t>(sources[k]->total_), weight(k),
+                                   &product) ||
+            __builtin_add_overflow(total, product, &total)) {
+          throw overflow("the total count");
+        }
+      }
+      if (total < 0) throw overflow(fmt::format("the total count ({})", total));
+    }
+  }
+  return merged(sources, weights);
+}
+
 void count_min_sketch::merge(const count_min_sketch& other) {
   const std::array<const count_min_sketch*, 2> both{this, &other};
   *this = merged(both);

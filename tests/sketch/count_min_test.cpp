@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -71,6 +73,45 @@ TEST(CountMin, WeightedMergeSumsCounters) {
   const std::array<std::int64_t, 2> negative{1, -1};
   const std::array<const count_min_sketch*, 2> ab{&b, &a};
   EXPECT_THROW((void)count_min_sketch::merged(ab, negative), std::invalid_argument);
+}
+
+// merged_exact refuses what merged saturates or floors, as RedisBloom's
+// CMS.MERGE does, and is exact inside the bounds.
+TEST(CountMin, ExactMergeRefusesOverflow) {
+  count_min_sketch a(2, 2), b(2, 2);
+  a.increment("foo", 4'000'000'000u);
+  b.increment("foo", 4'000'000'000u);
+  const std::array<const count_min_sketch*, 2> both{&a, &b};
+  const auto refused = [&](std::int64_t wa, std::int64_t wb) {
+    const std::array<std::int64_t, 2> w{wa, wb};
+    try {
+      (void)count_min_sketch::merged_exact(both, w);
+    } catch (const std::overflow_error& e) {
+      EXPECT_NE(std::string(e.what()).find("the weighted merge overflows"), std::string::npos);
+      return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused(1, -2));  // below zero
+  EXPECT_TRUE(refused(2, 0));   // above 2^32 - 1
+  EXPECT_TRUE(refused(-1, -1));
+  EXPECT_FALSE(refused(1, -1));
+  // The weights-empty form is the all-ones sum: 8e9 passes 2^32 - 1.
+  EXPECT_THROW((void)count_min_sketch::merged_exact(both), std::overflow_error);
+  // merged() saturates the same sum instead.
+  EXPECT_EQ(count_min_sketch::merged(both).estimate("foo"), 4'294'967'295u);
+
+  count_min_sketch c(2, 2), d(2, 2);
+  c.increment("foo", 4);
+  d.increment("foo", 4);
+  const std::array<const count_min_sketch*, 2> small{&c, &d};
+  const std::array<std::int64_t, 2> past_64_bits{std::numeric_limits<std::int64_t>::max(),
+                                                 -4'000'000'000};
+  EXPECT_THROW((void)count_min_sketch::merged_exact(small, past_64_bits), std::overflow_error);
+  const std::array<std::int64_t, 2> cancelling{-922'337'203'685'477'500, 922'337'203'685'477'502};
+  const auto m = count_min_sketch::merged_exact(small, cancelling);
+  EXPECT_EQ(m.estimate("foo"), 8u);
+  EXPECT_EQ(m.total(), 8u);
 }
 
 // A Zipf(1.0) stream of 10^6 increments over 10^5 keys, fixed seed.

@@ -211,6 +211,14 @@ class blocked_bloom_filter : private detail::filter_core {
                                                        std::uint64_t items,
                                                        detail::word_store words);
 
+  /// Copies `bytes`, whole little-endian words, over words [first, first +
+  /// bytes.size() / 8) of this filter; the item count is unchanged. For
+  /// loaders that restore a filter's words in pieces (layered_bloom's
+  /// chunks). Throws data_error (filter unchanged) unless bytes.size() is a
+  /// multiple of 8 and the words lie within the filter; std::logic_error for
+  /// a read-only view.
+  void load_words(std::uint64_t first, std::span<const unsigned char> bytes);
+
   friend bool operator==(const blocked_bloom_filter& a, const blocked_bloom_filter& b) noexcept;
 
  private:

@@ -27,7 +27,8 @@
 // Merging: a weighted sum of sketches of the same width, depth and seed
 // (RedisBloom's CMS.MERGE ... WEIGHTS). With weights >= 1 the merged sketch
 // still never undercounts the union stream. A negative result refuses the
-// merge; sums above 2^32 - 1 saturate.
+// merge; sums above 2^32 - 1 saturate. merged_exact() refuses those too, as
+// RedisBloom's CMS.MERGE does ("CMS: MERGE overflow").
 //
 // Example:
 //
@@ -108,6 +109,15 @@ class count_min_sketch {
   /// naming what differs, or when a weighted counter would be negative.
   [[nodiscard]] static count_min_sketch merged(std::span<const count_min_sketch* const> sources,
                                                std::span<const std::int64_t> weights = {});
+  /// merged(), refusing instead of saturating, with RedisBloom's rule
+  /// (src/cms.c, checkOverflow): every counter's weighted sum, computed in
+  /// signed 64-bit integers, must neither overflow nor leave [0, 2^32 - 1],
+  /// and the weighted sum of the totals must neither overflow nor be
+  /// negative. Throws std::overflow_error naming the first counter (or the
+  /// total) that fails, std::invalid_argument as merged(); the sources are
+  /// never changed. Within those bounds the result is exact.
+  [[nodiscard]] static count_min_sketch merged_exact(
+      std::span<const count_min_sketch* const> sources, std::span<const std::int64_t> weights = {});
   /// Adds `other` (weight 1) into this sketch; same rules as merged.
   void merge(const count_min_sketch& other);
 

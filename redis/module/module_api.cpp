@@ -1,6 +1,6 @@
-// redis/module_api.cpp: fetching the server's functions by name (see
+// redis/module/module_api.cpp: fetching the server's functions by name (see
 // module_api.hpp).
-#include "module_api.hpp"
+#include "module/module_api.hpp"
 
 namespace ringbloom::redis::api {
 

@@ -1,4 +1,4 @@
-// redis/module.cpp: RedisModule_OnLoad, the one symbol ringbloom.so exports.
+// redis/module/module.cpp: RedisModule_OnLoad, the one symbol ringbloom.so exports.
 //
 // Load: redis-server --loadmodule ringbloom.so [ERROR_RATE p] [INITIAL_SIZE n]
 //       [CF_MAX_EXPANSIONS n] [MAX_FILTER_BYTES bytes]
@@ -17,10 +17,11 @@
 #include <string>
 #include <string_view>
 
-#include "bloom_chain.hpp"
-#include "module_api.hpp"
-#include "module_common.hpp"
+#include "module/module_api.hpp"
+#include "module/module_common.hpp"
 #include "ringbloom/allocator_hook.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/filter/layered_bloom.hpp"
 
 namespace ringbloom::redis {
 
@@ -48,6 +49,14 @@ int call::find(std::string_view word, int from) const {
     if (is(i, word)) return i;
   }
   return -1;
+}
+
+std::string unknown_argument(const call& c, int at, std::string_view accepted,
+                             std::string_view refusal) {
+  std::string name(c.arg(0));
+  for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return std::string(refusal) + ": '" + printable(c.arg(at)) + "'; " + name + " takes " +
+         std::string(accepted);
 }
 
 const char* status_error(key_status status) noexcept {
@@ -148,7 +157,7 @@ std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
 // load; the log says so, since the growth then buys bits without saving
 // rounding there.
 void install_size_classes(api::Ctx* ctx) {
-  bloom_chain::set_size_class(words_in_class);
+  layered_bloom_filter::set_size_class(words_in_class);
   for (const std::size_t bytes :
        {std::size_t{100}, std::size_t{5000}, std::size_t{40000}, std::size_t{1300000}}) {
     void* p = api::TryAlloc(bytes);

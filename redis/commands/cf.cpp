@@ -1,4 +1,4 @@
-// redis/sketch_commands.cpp: CF.*, CMS.* and TOPK.* over the library's
+// redis/commands/cf.cpp: CF.*, CMS.* and TOPK.* over the library's
 // cuckoo filter, Count-Min sketch and Top-K, with RedisBloom 2.4/2.6's
 // replies and error sentences (src/rebloom.c, src/rm_cms.c,
 // src/rm_topk.c); docs/redis.md tables them and where we differ.
@@ -7,17 +7,18 @@
 #include <cctype>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "module_common.hpp"
+#include "module/module_common.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
 #include "ringbloom/io/memory.hpp"
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/sketch_file.hpp"
 #include "ringbloom/sketch/top_k.hpp"
-#include "sketch_types.hpp"
+#include "types/sketch_types.hpp"
 
 namespace ringbloom::redis {
 namespace {
@@ -74,11 +75,17 @@ struct topk_traits {
   }
 };
 
-std::string limit_error(const char* what) {
-  return std::string("ERR the ") + what + " would need more than MAX_FILTER_BYTES (" +
+/// RedisBloom's refusal `refusal` for a creation too large, then why: `what`
+/// would pass MAX_FILTER_BYTES.
+std::string limit_error(const char* refusal, const char* what) {
+  return std::string(refusal) + ": the " + what + " would need more than MAX_FILTER_BYTES (" +
          std::to_string(settings().max_filter_bytes) +
          " bytes); make it smaller or load the module with a larger MAX_FILTER_BYTES";
 }
+
+constexpr const char* cf_too_large = "ERR Insufficient memory to create filter";
+constexpr const char* cms_too_large = "CMS: Insufficient memory to create the key";
+constexpr const char* topk_too_large = "ERR Insufficient memory to create topk data structure";
 
 // --- CF ----------------------------------------------------------------------
 
@@ -119,6 +126,16 @@ value_of<cf_traits>* cf_create(open_key& key, std::uint64_t capacity,
   return v;
 }
 
+/// One numeric option of CF.RESERVE, as RedisBloom reads it: the value
+/// must parse ("Couldn't parse NAME") and lie in [low, high] (RedisBloom's
+/// range sentence).
+struct cf_option {
+  const char* name;
+  long long low;
+  long long high;
+  long long* value;
+};
+
 // CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]
 int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
@@ -127,31 +144,29 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     long long capacity = 0;
     if (!c.to_long(2, capacity)) return c.error("Bad capacity");
     long long max_iterations = cf_default_max_iterations;
-    if (const int at = c.find("MAXITERATIONS", 3); at != -1) {
-      if (at + 1 >= argc) return c.wrong_arity();
-      if (!c.to_long(at + 1, max_iterations)) return c.error("Couldn't parse MAXITERATIONS");
-      if (max_iterations <= 0) {
-        return c.error("MAXITERATIONS parameter needs to be a positive integer");
-      }
-    }
     long long bucket_size = cf_default_bucket_size;
-    if (const int at = c.find("BUCKETSIZE", 3); at != -1) {
-      if (at + 1 >= argc) return c.wrong_arity();
-      if (!c.to_long(at + 1, bucket_size)) return c.error("Couldn't parse BUCKETSIZE");
-      if (bucket_size <= 0) return c.error("BUCKETSIZE parameter needs to be a positive integer");
-    }
     long long expansion = cf_default_expansion;
-    if (const int at = c.find("EXPANSION", 3); at != -1) {
-      if (at + 1 >= argc) return c.wrong_arity();
-      if (!c.to_long(at + 1, expansion)) return c.error("Couldn't parse EXPANSION");
-      if (expansion < 0) return c.error("EXPANSION parameter needs to be a non-negative integer");
+    const cf_option options[] = {{"MAXITERATIONS", 1, 65535, &max_iterations},
+                                 {"BUCKETSIZE", 1, 255, &bucket_size},
+                                 {"EXPANSION", 0, 32768, &expansion}};
+    for (int at = 3; at < argc; at += 2) {
+      const cf_option* o = nullptr;
+      for (const cf_option& candidate : options) {
+        if (c.is(at, candidate.name)) o = &candidate;
+      }
+      if (o == nullptr) {
+        return c.error(unknown_argument(c, at, "MAXITERATIONS m, BUCKETSIZE b and EXPANSION e"));
+      }
+      if (!c.to_long(at + 1, *o->value)) return c.error(std::string("Couldn't parse ") + o->name);
+      if (*o->value < o->low || *o->value > o->high) {
+        return c.error(std::string(o->name) + ": value must be an integer between " +
+                       std::to_string(o->low) + " and " + std::to_string(o->high) + ", inclusive.");
+      }
     }
     if (bucket_size * 2 > capacity) return c.error("Capacity must be at least (BucketSize * 2)");
     if (bucket_size != 2 && bucket_size != 4) {
       return c.error("ERR ringbloom's cuckoo filter takes BUCKETSIZE 2 or 4");
     }
-    if (max_iterations > 65535) return c.error("ERR MAXITERATIONS must be at most 65535");
-    if (expansion > 32768) return c.error("ERR EXPANSION must be at most 32768");
     cuckoo_filter::options o;
     o.bucket_size = static_cast<std::uint32_t>(bucket_size);
     o.max_kicks = static_cast<std::uint32_t>(max_iterations);
@@ -160,7 +175,7 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     const key_status status = key.status(types().cuckoo);
     if (status != key_status::empty) return c.error(status_error(status));
     if (cf_fitting_subs(static_cast<std::uint64_t>(capacity), o) == 0) {
-      return c.error(limit_error("cuckoo filter"));
+      return c.error(limit_error(cf_too_large, "cuckoo filter"));
     }
     cf_create(key, static_cast<std::uint64_t>(capacity), o);
     c.replicate();
@@ -182,7 +197,7 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
   if (status == key_status::empty && o.autocreate) {
     cuckoo_filter::options opts;
     if (cf_fitting_subs(static_cast<std::uint64_t>(o.capacity), opts) == 0) {
-      return c.error(limit_error("cuckoo filter"));
+      return c.error(limit_error(cf_too_large, "cuckoo filter"));
     }
     f = &*cf_create(key, static_cast<std::uint64_t>(o.capacity), opts)->value;
   } else if (status != key_status::ok) {
@@ -253,24 +268,20 @@ int cf_insert(api::Ctx* ctx, api::String** argv, int argc) {
     int pos = 2;
     int items = -1;
     while (pos < argc && items < 0) {
-      const std::string_view word = c.arg(pos);
-      switch (word.empty() ? 0 : std::tolower(static_cast<unsigned char>(word[0]))) {
-        case 'c':
-          if (++pos == argc) return c.wrong_arity();
-          if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
-          if (2 * static_cast<long long>(cf_default_bucket_size) > o.capacity) {
-            return c.error("Capacity must be at least (BucketSize * 2)");
-          }
-          break;
-        case 'i':
-          items = ++pos;
-          break;
-        case 'n':
-          o.autocreate = false;
-          ++pos;
-          break;
-        default:
-          return c.error("Unknown argument received");
+      if (c.is(pos, "CAPACITY")) {
+        if (++pos == argc) return c.wrong_arity();
+        if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
+        if (2 * static_cast<long long>(cf_default_bucket_size) > o.capacity) {
+          return c.error("Capacity must be at least (BucketSize * 2)");
+        }
+      } else if (c.is(pos, "ITEMS")) {
+        items = ++pos;
+      } else if (c.is(pos, "NOCREATE")) {
+        o.autocreate = false;
+        ++pos;
+      } else {
+        return c.error(unknown_argument(c, pos, "CAPACITY c, NOCREATE and ITEMS item...",
+                                        "Unknown argument received"));
       }
     }
     if (items < 0 || items == argc) return c.wrong_arity();
@@ -346,6 +357,41 @@ int cf_info(api::Ctx* ctx, api::String** argv, int argc) {
   });
 }
 
+// CF.DEBUG key: RedisBloom's one-line summary of the filter's shape.
+int cf_debug(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 2) return c.wrong_arity();
+    open_key key(c, 1, api::key_read);
+    key_status status;
+    const cuckoo_filter* f = complete_value<cf_traits>(key, status);
+    if (status != key_status::ok) return c.error(status_error(status));
+    if (f == nullptr) return c.error(pending_error);
+    const auto& o = f->settings();
+    return c.bulk("bktsize:" + std::to_string(o.bucket_size) +
+                  " buckets:" + std::to_string(f->sub_filters().front().buckets) + " items:" +
+                  std::to_string(f->items()) + " deletes:" + std::to_string(f->deletes()) +
+                  " filters:" + std::to_string(f->sub_filters().size()) + " max_iterations:" +
+                  std::to_string(o.max_kicks) + " expansion:" + std::to_string(o.expansion));
+  });
+}
+
+// CF.COMPACT key: accepted for RedisBloom's scripts. The library's filter
+// does not move fingerprints between sub-filters, so the filter is left as
+// it is (every answer stays the same, as after RedisBloom's compaction).
+int cf_compact(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 2) return c.wrong_arity();
+    open_key key(c, 1, api::key_read | api::key_write);
+    key_status status;
+    const cuckoo_filter* f = complete_value<cf_traits>(key, status);
+    if (f == nullptr) return c.error("Cuckoo filter was not found");
+    c.replicate();
+    return c.ok();
+  });
+}
+
 int cf_scandump(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     return scandump<cf_traits>(call{ctx, argv, argc}, "Invalid position");
@@ -355,7 +401,7 @@ int cf_scandump(api::Ctx* ctx, api::String** argv, int argc) {
 int cf_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     return loadchunk<cf_traits>(call{ctx, argv, argc}, "Invalid position", "Invalid header",
-                                "Couldn't load chunk!");
+                                "Couldn't create filter!", "Couldn't load chunk!");
   });
 }
 
@@ -386,11 +432,15 @@ int cms_init(api::Ctx* ctx, api::String** argv, int argc) {
       width = dims.first;
       depth = dims.second;
     }
+    if (width < 1 || depth < 1 || width > std::numeric_limits<long long>::max() / depth) {
+      return c.error("CMS: invalid init arguments");  // RedisBloom 2.6: width x depth overflows
+    }
     if (width > static_cast<long long>(count_min_sketch::max_width) ||
         depth > static_cast<long long>(count_min_sketch::max_depth) ||
         static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(depth) * 4 >
             settings().max_filter_bytes) {
-      return c.error(limit_error("Count-Min sketch (at most 2^30 wide and 64 deep)"));
+      return c.error(
+          limit_error(cms_too_large, "Count-Min sketch (at most 2^30 wide and 64 deep)"));
     }
     auto* v = make<value_of<cms_traits>>();
     try {
@@ -497,8 +547,11 @@ int cms_merge(api::Ctx* ctx, api::String** argv, int argc) {
       }
       sketches.push_back(s);
     }
-    count_min_sketch merged = count_min_sketch::merged(sketches, weights);
-    *d = std::move(merged);
+    try {
+      *d = count_min_sketch::merged_exact(sketches, weights);
+    } catch (const std::overflow_error& e) {
+      return c.error(std::string("CMS: MERGE overflow: ") + e.what());  // d unchanged
+    }
     c.replicate();
     return c.ok();
   });
@@ -533,7 +586,8 @@ int cms_scandump(api::Ctx* ctx, api::String** argv, int argc) {
 int cms_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     return loadchunk<cms_traits>(call{ctx, argv, argc}, "CMS: invalid position",
-                                 "CMS: invalid header", "CMS: invalid chunk");
+                                 "CMS: invalid header", "CMS: invalid header",
+                                 "CMS: invalid chunk");
   });
 }
 
@@ -550,21 +604,22 @@ int topk_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     long long width = top_k::default_width;
     long long depth = top_k::default_depth;
     double decay = top_k::default_decay;
-    if (!c.to_long(2, k) || k < 1) return c.error("TopK: invalid k");
+    const auto u32 = static_cast<long long>(std::numeric_limits<std::uint32_t>::max());
+    if (!c.to_long(2, k) || k < 1 || k > u32) return c.error("TopK: invalid k");
     if (argc == 6) {
-      if (!c.to_long(3, width) || width < 1) return c.error("TopK: invalid width");
-      if (!c.to_long(4, depth) || depth < 1) return c.error("TopK: invalid depth");
+      if (!c.to_long(3, width) || width < 1 || width > u32) return c.error("TopK: invalid width");
+      if (!c.to_long(4, depth) || depth < 1 || depth > u32) return c.error("TopK: invalid depth");
       if (!c.to_double(5, decay) || !(decay > 0 && decay <= 1)) {
         return c.error("TopK: invalid decay value. must be '<= 1' & '> 0'");
       }
     }
-    const auto u32 = std::numeric_limits<std::uint32_t>::max();
-    if (k > top_k::max_k || width > u32 || depth > top_k::max_depth ||
+    if (k > top_k::max_k || depth > top_k::max_depth ||
         static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(depth) * 8 >
             settings().max_filter_bytes) {
-      return c.error(
-          "TopK: k must be at most 100000, depth at most 64, and width x depth x 8 "
-          "bytes within MAX_FILTER_BYTES");
+      return c.error(std::string(topk_too_large) +
+                     ": k must be at most 100000, depth at most 64, and width x depth x 8 "
+                     "bytes within MAX_FILTER_BYTES (" +
+                     std::to_string(settings().max_filter_bytes) + ")");
     }
     auto* v = make<value_of<topk_traits>>();
     try {
@@ -710,7 +765,8 @@ int topk_scandump(api::Ctx* ctx, api::String** argv, int argc) {
 int topk_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     return loadchunk<topk_traits>(call{ctx, argv, argc}, "TopK: invalid position",
-                                  "TopK: invalid header", "TopK: invalid chunk");
+                                  "TopK: invalid header", "TopK: invalid header",
+                                  "TopK: invalid chunk");
   });
 }
 
@@ -729,6 +785,8 @@ const command_spec sketch_commands[] = {
     {"cf.count", cf_check, false, read_key, 3, "Copies of an item's fingerprint"},
     {"cf.del", cf_del, true, api::key_rw | api::key_update, 3, "Removes one copy of an item"},
     {"cf.info", cf_info, false, read_key, 2, "The filter's parameters and counts"},
+    {"cf.debug", cf_debug, false, read_key, 2, "The filter's shape, in RedisBloom's words"},
+    {"cf.compact", cf_compact, true, update_key, 2, "Accepted; leaves the filter as it is"},
     {"cf.scandump", cf_scandump, false, read_key, 3, "One chunk of the filter's dump"},
     {"cf.loadchunk", cf_loadchunk, true, update_key, 4, "Restores one chunk of a dump"},
     {"cms.initbydim", cms_init, true, insert_key, 4, "Creates a Count-Min sketch by size"},

@@ -1,4 +1,4 @@
-// redis/staged_value.hpp: the value behind a CF.*, CMS.* or TOPK.* key, and
+// redis/types/staged_value.hpp: the value behind a CF.*, CMS.* or TOPK.* key, and
 // its dump protocol.
 //
 // A value is either complete (`value` holds the filter or sketch) or being
@@ -34,6 +34,8 @@
 namespace ringbloom::redis {
 
 inline constexpr std::size_t max_slice_bytes = (std::size_t{16} << 20) - 64;
+/// The length of a dump header: "RBSH", two u64 fields, the u64 seal.
+inline constexpr std::size_t dump_header_bytes = 28;
 
 template <class T>
 struct staged_value {
@@ -57,7 +59,7 @@ inline std::string dump_header(std::string_view image) {
 
 /// Reads a header into `size` and `hash`; throws data_error when it is not one.
 inline void parse_dump_header(std::string_view bytes, std::uint64_t& size, std::uint64_t& hash) {
-  if (bytes.size() != 28 || bytes.substr(0, 4) != "RBSH") {
+  if (bytes.size() != dump_header_bytes || bytes.substr(0, 4) != "RBSH") {
     throw data_error("not a ringbloom dump header (SCANDUMP's first chunk)");
   }
   std::uint64_t seal = 0;

@@ -1,7 +1,9 @@
-// redis/bf_commands.cpp: BF.* -- RedisBloom's Bloom filter commands over
-// bloom_chain, and the data type "RBloom-BF" (RDB, AOF, copy, digest,
+// redis/commands/bf.cpp: BF.* -- RedisBloom's Bloom filter commands over
+// layered_bloom_filter, and the data type "RBloom-BF" (RDB, AOF, copy, digest,
 // memory). Replies and error sentences follow RedisBloom 2.4/2.6
 // (src/rebloom.c); docs/redis.md tables them and the few differences.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -10,9 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "bloom_chain.hpp"
-#include "module_common.hpp"
+#include "module/module_common.hpp"
 #include "ringbloom/error.hpp"
+#include "ringbloom/filter/bloom.hpp"
+#include "ringbloom/filter/layered_bloom.hpp"
 
 namespace ringbloom::redis {
 namespace {
@@ -32,23 +35,23 @@ bf_options default_options() {
   return {static_cast<long long>(settings().bf_capacity), settings().bf_error_rate};
 }
 
-bloom_chain* create_chain(open_key& key, const bf_options& o) {
-  auto* chain = make<bloom_chain>(static_cast<std::uint64_t>(o.capacity), o.error_rate,
-                                  static_cast<std::uint32_t>(o.expansion), o.nonscaling,
-                                  settings().max_filter_bytes);
+layered_bloom_filter* create_chain(open_key& key, const bf_options& o) {
+  auto* chain = make<layered_bloom_filter>(static_cast<std::uint64_t>(o.capacity), o.error_rate,
+                                           static_cast<std::uint32_t>(o.expansion), o.nonscaling,
+                                           settings().max_filter_bytes);
   key.set(types().bloom, chain);
   return chain;
 }
 
-const char* add_error(bloom_chain::add_status s) {
-  return s == bloom_chain::add_status::full
+const char* add_error(layered_bloom_filter::add_status s) {
+  return s == layered_bloom_filter::add_status::full
              ? "ERR non scaling filter is full"
              : "ERR the filter cannot grow: its next layer would pass MAX_FILTER_BYTES or 64 "
                "layers; reserve a larger capacity or raise MAX_FILTER_BYTES";
 }
 
 std::string too_large_error() {
-  return "ERR the filter would need more than MAX_FILTER_BYTES (" +
+  return "ERR Insufficient memory to create filter: it would need more than MAX_FILTER_BYTES (" +
          std::to_string(settings().max_filter_bytes) +
          " bytes); use a smaller capacity or a larger error rate, or load the module with a "
          "larger MAX_FILTER_BYTES";
@@ -59,7 +62,7 @@ std::string too_large_error() {
 int insert_items(const call& c, int key_index, int first_item, const bf_options& o, bool multi) {
   open_key key(c, key_index, api::key_read | api::key_write);
   const key_status status = key.status(types().bloom);
-  bloom_chain* chain = nullptr;
+  layered_bloom_filter* chain = nullptr;
   if (status == key_status::empty && o.autocreate) {
     try {
       chain = create_chain(key, o);
@@ -69,13 +72,14 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
   } else if (status != key_status::ok) {
     return c.error(status_error(status));
   } else {
-    chain = key.value<bloom_chain>();
+    chain = key.value<layered_bloom_filter>();
   }
 
   if (!multi) {  // BF.ADD: one item, no batch buffers
     const auto s = chain->add(c.arg(first_item));
-    if (s == bloom_chain::add_status::added || s == bloom_chain::add_status::present) {
-      c.integer(s == bloom_chain::add_status::added ? 1 : 0);
+    if (s == layered_bloom_filter::add_status::added ||
+        s == layered_bloom_filter::add_status::present) {
+      c.integer(s == layered_bloom_filter::add_status::added ? 1 : 0);
     } else {
       c.error(add_error(s));
     }
@@ -85,14 +89,15 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
   const auto n = static_cast<std::size_t>(c.argc - first_item);
   std::vector<std::string_view> items(n);
   for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(first_item + static_cast<int>(i));
-  std::vector<bloom_chain::add_status> answers(n);
+  std::vector<layered_bloom_filter::add_status> answers(n);
   const std::size_t answered = chain->add_many(items, answers);
 
   c.array(static_cast<long>(answered));
   for (std::size_t i = 0; i < answered; ++i) {
     const auto s = answers[i];
-    if (s == bloom_chain::add_status::added || s == bloom_chain::add_status::present) {
-      c.integer(s == bloom_chain::add_status::added ? 1 : 0);
+    if (s == layered_bloom_filter::add_status::added ||
+        s == layered_bloom_filter::add_status::present) {
+      c.integer(s == layered_bloom_filter::add_status::added ? 1 : 0);
     } else {
       c.error(add_error(s));
     }
@@ -111,8 +116,16 @@ int bf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     if (!(o.error_rate > 0 && o.error_rate < 1)) return c.error("ERR (0 < error rate range < 1) ");
     if (!c.to_long(3, o.capacity)) return c.error("ERR bad capacity");
     if (o.capacity <= 0) return c.error("ERR (capacity should be larger than 0)");
-    o.nonscaling = c.find("NONSCALING", 4) != -1;
-    const int ex = c.find("EXPANSION", 4);
+    int ex = -1;
+    for (int at = 4; at < argc; ++at) {
+      if (c.is(at, "NONSCALING")) {
+        o.nonscaling = true;
+      } else if (c.is(at, "EXPANSION")) {
+        ex = at++;  // its value is read below
+      } else {
+        return c.error(unknown_argument(c, at, "EXPANSION e and NONSCALING"));
+      }
+    }
     if (ex != -1 && ex + 1 == argc) return c.error("ERR no expansion");
     if (ex != -1) {
       if (o.nonscaling) return c.error("Nonscaling filters cannot expand");
@@ -155,38 +168,28 @@ int bf_insert(api::Ctx* ctx, api::String** argv, int argc) {
     bf_options o = default_options();
     int items = -1;
     int pos = 2;
-    // As RedisBloom: options are told apart by their first letters.
     while (pos < argc && items < 0) {
-      const std::string_view word = c.arg(pos);
-      const auto letter = [&](std::size_t i) {
-        return i < word.size() ? std::tolower(static_cast<unsigned char>(word[i])) : 0;
-      };
-      switch (letter(0)) {
-        case 'i':
-          items = ++pos;
-          break;
-        case 'e':
-          if (++pos == argc) return c.wrong_arity();
-          if (letter(1) == 'r') {
-            if (!c.to_double(pos++, o.error_rate)) return c.error("Bad error rate");
-          } else if (!c.to_long(pos++, o.expansion)) {
-            return c.error("Bad expansion");
-          }
-          break;
-        case 'c':
-          if (++pos == argc) return c.wrong_arity();
-          if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
-          break;
-        case 'n':
-          if (letter(2) == 'c') {
-            o.autocreate = false;
-          } else {
-            o.nonscaling = true;
-          }
-          ++pos;
-          break;
-        default:
-          return c.error("Unknown argument received");
+      if (c.is(pos, "ITEMS")) {
+        items = ++pos;
+      } else if (c.is(pos, "ERROR")) {
+        if (++pos == argc) return c.wrong_arity();
+        if (!c.to_double(pos++, o.error_rate)) return c.error("Bad error rate");
+      } else if (c.is(pos, "EXPANSION")) {
+        if (++pos == argc) return c.wrong_arity();
+        if (!c.to_long(pos++, o.expansion)) return c.error("Bad expansion");
+      } else if (c.is(pos, "CAPACITY")) {
+        if (++pos == argc) return c.wrong_arity();
+        if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
+      } else if (c.is(pos, "NOCREATE")) {
+        o.autocreate = false;
+        ++pos;
+      } else if (c.is(pos, "NONSCALING")) {
+        o.nonscaling = true;
+        ++pos;
+      } else {
+        return c.error(unknown_argument(
+            c, pos, "CAPACITY c, ERROR e, EXPANSION x, NOCREATE, NONSCALING and ITEMS item...",
+            "Unknown argument received"));
       }
     }
     if (items < 0 || items == argc) return c.wrong_arity();
@@ -207,8 +210,8 @@ int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     // As RedisBloom: a missing key, or one of another type, contains nothing.
-    const bloom_chain* chain =
-        key.status(types().bloom) == key_status::ok ? key.value<bloom_chain>() : nullptr;
+    const layered_bloom_filter* chain =
+        key.status(types().bloom) == key_status::ok ? key.value<layered_bloom_filter>() : nullptr;
     const auto n = static_cast<std::size_t>(argc - 2);
     if (!multi) return c.integer(chain != nullptr && chain->may_contain(c.arg(2)) ? 1 : 0);
     c.array(static_cast<long>(n));
@@ -233,7 +236,7 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
     if (status != key_status::ok) return c.error(status_error(status));
-    const auto* chain = key.value<bloom_chain>();
+    const auto* chain = key.value<layered_bloom_filter>();
     const auto expansion = [&] {
       return chain->nonscaling() ? c.null() : c.integer(chain->expansion());
     };
@@ -251,7 +254,8 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
       if (c.is(2, "items"))
         return one([&] { return c.integer(static_cast<long long>(chain->items())); });
       if (c.is(2, "expansion")) return one(expansion);
-      return c.error("Invalid information value");
+      return c.error(unknown_argument(c, 2, "CAPACITY, SIZE, FILTERS, ITEMS or EXPANSION",
+                                      "Invalid information value"));
     }
     c.array(10);
     c.simple("Capacity");
@@ -267,6 +271,31 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
   });
 }
 
+// BF.DEBUG key: RedisBloom's description of the layers, in its format:
+// "size:<items>", then per layer its bytes, bits, hashes, hash width (64:
+// one 64-bit hash per item), capacity, items and its false-positive rate
+// when full (from the blocked layout's exact formula).
+int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
+  return guarded(ctx, [&] {
+    const call c{ctx, argv, argc};
+    if (argc != 2) return c.wrong_arity();
+    open_key key(c, 1, api::key_read);
+    const key_status status = key.status(types().bloom);
+    if (status != key_status::ok) return c.error(status_error(status));
+    const auto* chain = key.value<layered_bloom_filter>();
+    c.array(static_cast<long>(1 + chain->layers().size()));
+    c.bulk("size:" + std::to_string(chain->items()));
+    for (const auto& l : chain->layers()) {
+      const double ratio = bloom_math::blocked_fpr(static_cast<double>(l.capacity), l.filter.bits(),
+                                                   l.filter.hashes());
+      c.bulk(fmt::format("bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{:g}",
+                         l.filter.bits() / 8, l.filter.bits(), l.filter.hashes(), l.capacity,
+                         l.filter.items_added(), ratio));
+    }
+    return api::ok;
+  });
+}
+
 // BF.CARD key
 int bf_card(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
@@ -276,7 +305,7 @@ int bf_card(api::Ctx* ctx, api::String** argv, int argc) {
     const key_status status = key.status(types().bloom);
     if (status == key_status::empty) return c.integer(0);
     if (status != key_status::ok) return c.error(status_error(status));
-    return c.integer(static_cast<long long>(key.value<bloom_chain>()->items()));
+    return c.integer(static_cast<long long>(key.value<layered_bloom_filter>()->items()));
   });
 }
 
@@ -290,7 +319,7 @@ int bf_scandump(api::Ctx* ctx, api::String** argv, int argc) {
     if (status != key_status::ok) return c.error(status_error(status));
     long long iter = 0;
     if (!c.to_long(2, iter)) return c.error("Second argument must be numeric");
-    const auto* chain = key.value<bloom_chain>();
+    const auto* chain = key.value<layered_bloom_filter>();
     c.array(2);
     if (iter == 0) {
       c.integer(1);
@@ -318,15 +347,18 @@ int bf_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
     const key_status status = key.status(types().bloom);
     try {
       if (status == key_status::empty && iter == 1) {
-        auto chain = bloom_chain::from_header(c.arg(3), settings().max_filter_bytes);
-        key.set(types().bloom, make<bloom_chain>(std::move(chain)));
+        auto chain = layered_bloom_filter::from_header(c.arg(3), settings().max_filter_bytes);
+        key.set(types().bloom, make<layered_bloom_filter>(std::move(chain)));
       } else if (status != key_status::ok) {
         return c.error(status_error(status));
       } else {
-        key.value<bloom_chain>()->load_chunk(c.arg(3));
+        key.value<layered_bloom_filter>()->load_chunk(c.arg(3));
       }
     } catch (const data_error& e) {
-      return c.error(std::string("ERR received bad data: ") + e.what());
+      // RedisBloom's exact sentence (clients compare it); the reason goes
+      // to the server's log at the verbose level.
+      api::Log(ctx, "verbose", "ringbloom: BF.LOADCHUNK refused: %s", e.what());
+      return c.error("ERR received bad data");
     }
     c.replicate();
     return c.ok();
@@ -344,7 +376,7 @@ void* bf_rdb_load(api::IO* io, int encver) noexcept {
   }
   try {
     const std::uint64_t count = api::LoadUnsigned(io);
-    if (api::IsIOError(io) || count < 1 || count > bloom_chain::max_layers) return nullptr;
+    if (api::IsIOError(io) || count < 1 || count > layered_bloom_filter::max_layers) return nullptr;
     std::vector<std::string> parts;
     parts.reserve(count + 1);
     for (std::uint64_t i = 0; i <= count; ++i) {
@@ -359,7 +391,8 @@ void* bf_rdb_load(api::IO* io, int encver) noexcept {
     }
     const std::string header = std::move(parts.front());
     parts.erase(parts.begin());
-    return make<bloom_chain>(bloom_chain::from_blobs(header, parts, settings().max_filter_bytes));
+    return make<layered_bloom_filter>(
+        layered_bloom_filter::from_blobs(header, parts, settings().max_filter_bytes));
   } catch (const std::exception& e) {
     api::LogIOError(io, "warning", "ringbloom: refusing a damaged BF value: %s", e.what());
     return nullptr;
@@ -369,7 +402,7 @@ void* bf_rdb_load(api::IO* io, int encver) noexcept {
 void bf_rdb_save(api::IO* io, void* value) noexcept {
   // Nothing here throws short of memory exhaustion, which Redis does not survive either.
   try {
-    const auto* chain = static_cast<const bloom_chain*>(value);
+    const auto* chain = static_cast<const layered_bloom_filter*>(value);
     api::SaveUnsigned(io, chain->layers().size());
     const std::string header = chain->header();
     api::SaveStringBuffer(io, header.data(), header.size());
@@ -384,7 +417,7 @@ void bf_rdb_save(api::IO* io, void* value) noexcept {
 
 void bf_aof_rewrite(api::IO* io, api::String* key, void* value) noexcept {
   try {
-    const auto* chain = static_cast<const bloom_chain*>(value);
+    const auto* chain = static_cast<const layered_bloom_filter*>(value);
     const std::string header = chain->header();
     api::EmitAOF(io, "BF.LOADCHUNK", "slb", key, 1LL, header.data(), header.size());
     std::uint64_t cursor = 1;
@@ -400,12 +433,12 @@ void bf_aof_rewrite(api::IO* io, api::String* key, void* value) noexcept {
 }
 
 std::size_t bf_mem_usage(const void* value) noexcept {
-  return static_cast<const bloom_chain*>(value)->memory_bytes();
+  return static_cast<const layered_bloom_filter*>(value)->memory_bytes();
 }
 
 void bf_digest(api::Digest* digest, void* value) noexcept {
   try {
-    const auto* chain = static_cast<const bloom_chain*>(value);
+    const auto* chain = static_cast<const layered_bloom_filter*>(value);
     const std::string header = chain->header();
     api::DigestAddStringBuffer(digest, header.data(), header.size());
     for (const auto& l : chain->layers()) {
@@ -419,15 +452,15 @@ void bf_digest(api::Digest* digest, void* value) noexcept {
   }
 }
 
-void bf_free(void* value) noexcept { destroy(static_cast<bloom_chain*>(value)); }
+void bf_free(void* value) noexcept { destroy(static_cast<layered_bloom_filter*>(value)); }
 
 std::size_t bf_free_effort(api::String* /*key*/, const void* value) noexcept {
-  return static_cast<const bloom_chain*>(value)->layers().size();
+  return static_cast<const layered_bloom_filter*>(value)->layers().size();
 }
 
 void* bf_copy(api::String* /*from*/, api::String* /*to*/, const void* value) noexcept {
   try {
-    return make<bloom_chain>(*static_cast<const bloom_chain*>(value));
+    return make<layered_bloom_filter>(*static_cast<const layered_bloom_filter*>(value));
   } catch (...) {
     return nullptr;  // COPY then fails with an error, the source untouched
   }
@@ -445,6 +478,7 @@ const command_spec bloom_commands[] = {
     {"bf.exists", bf_exists, false, read_key, 3, "Whether an item may have been added"},
     {"bf.mexists", bf_exists, false, read_key, -3, "Whether items may have been added"},
     {"bf.info", bf_info, false, read_key, -2, "The filter's parameters and counts"},
+    {"bf.debug", bf_debug, false, read_key, 2, "The filter's layers, in RedisBloom's words"},
     {"bf.card", bf_card, false, read_key, 2, "The number of items added"},
     {"bf.scandump", bf_scandump, false, read_key, 3, "One chunk of the filter's dump"},
     {"bf.loadchunk", bf_loadchunk, true, update_key, 4, "Restores one chunk of a dump"},

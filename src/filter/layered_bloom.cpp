@@ -1,6 +1,6 @@
-// redis/bloom_chain.cpp: the scalable chain of blocked layers behind BF.*
-// (see bloom_chain.hpp).
-#include "bloom_chain.hpp"
+// src/filter/layered_bloom.cpp: the scalable filter of blocked layers (see
+// ringbloom/filter/layered_bloom.hpp).
+#include "ringbloom/filter/layered_bloom.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,12 +17,10 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/io/format.hpp"
 
-namespace ringbloom::redis {
+namespace ringbloom {
 namespace {
-
-static_assert(std::endian::native == std::endian::little,
-              "the dump formats are little-endian and written with memcpy");
 
 constexpr char header_magic[4] = {'R', 'B', 'C', 'H'};
 constexpr char chunk_magic[4] = {'R', 'B', 'C', 'D'};
@@ -30,25 +28,17 @@ constexpr std::uint32_t format_version = 1;
 constexpr std::size_t header_fixed_bytes = 32;
 constexpr std::size_t header_layer_bytes = 32;
 constexpr std::size_t chunk_fixed_bytes = 24;
-constexpr std::size_t checksum_bytes = 8;
+constexpr std::size_t checksum_bytes = io::checksum_bytes;
 constexpr std::uint32_t flag_nonscaling = 1;
 
-template <class T>
-void put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
+const unsigned char* bytes_of(std::string_view s) noexcept {
+  return reinterpret_cast<const unsigned char*>(s.data());
 }
 
 template <class T>
-T get(std::string_view bytes, std::size_t offset) {
-  T value;
-  std::memcpy(&value, bytes.data() + offset, sizeof(T));
-  return value;
+T get(std::string_view bytes, std::size_t offset) noexcept {
+  return io::load_le<T>(bytes_of(bytes) + offset);
 }
-
-/// Appends the XXH3-64 of everything in `out` so far.
-void seal(std::string& out) { put<std::uint64_t>(out, xxh3_64(out)); }
 
 /// Checks the trailing checksum of `bytes`; throws data_error naming `what`.
 void check_seal(std::string_view bytes, const char* what) {
@@ -70,9 +60,9 @@ struct sizes {
   filter_size grown;  ///< least, grown to fill its allocator size class
 };
 
-/// `least` grown to fill the size class its words land in (bloom_chain.hpp).
+/// `least` grown to fill the size class its words land in (layered_bloom_filter.hpp).
 filter_size grown_to_class(std::uint64_t capacity, filter_size least) {
-  const bloom_chain::size_class_fn size_class = bloom_chain::size_class();
+  const layered_bloom_filter::size_class_fn size_class = layered_bloom_filter::size_class();
   if (size_class == nullptr) return least;
   const std::uint64_t bytes = size_class(least.bits / 8) / 64 * 64;
   if (bytes <= least.bits / 8 || bytes > max_filter_bits / 8) return least;
@@ -134,11 +124,11 @@ std::optional<filter_size> fitting_layer(std::uint64_t capacity, double fpr, std
 
 }  // namespace
 
-filter_size bloom_chain::layer_size(std::uint64_t capacity, double fpr) {
+filter_size layered_bloom_filter::layer_size(std::uint64_t capacity, double fpr) {
   return blocked_sizes(capacity, fpr).grown;
 }
 
-double bloom_chain::layer_fpr(double p, std::uint32_t index, bool nonscaling) noexcept {
+double layered_bloom_filter::layer_fpr(double p, std::uint32_t index, bool nonscaling) noexcept {
   if (nonscaling) return p;
   if (index == 0) return first_layer_share * p;
   // The rest of the budget, (1 - 3/4) p, spread as 6 / (pi^2 i^2) over
@@ -147,8 +137,9 @@ double bloom_chain::layer_fpr(double p, std::uint32_t index, bool nonscaling) no
   return (1 - first_layer_share) * p * 6 / (std::numbers::pi * std::numbers::pi * i * i);
 }
 
-bloom_chain::bloom_chain(std::uint64_t capacity, double fpr, std::uint32_t expansion,
-                         bool nonscaling, std::uint64_t max_bytes)
+layered_bloom_filter::layered_bloom_filter(std::uint64_t capacity, double fpr,
+                                           std::uint32_t expansion, bool nonscaling,
+                                           std::uint64_t max_bytes)
     : fpr_(fpr), expansion_(expansion), nonscaling_(nonscaling), max_bytes_(max_bytes) {
   if (capacity < 1) throw std::invalid_argument("the capacity must be at least 1");
   if (!(fpr > 0 && fpr < 1)) throw std::invalid_argument("the error rate must be in (0, 1)");
@@ -156,12 +147,15 @@ bloom_chain::bloom_chain(std::uint64_t capacity, double fpr, std::uint32_t expan
   const double first = layer_fpr(fpr, 0, nonscaling);
   const std::optional<filter_size> size =
       capacity > max_filter_bits ? std::nullopt : fitting_layer(capacity, first, max_bytes);
-  if (!size) throw std::length_error("the filter would exceed the module's MAX_FILTER_BYTES");
+  if (!size) {
+    throw std::length_error("the filter's first layer needs more than its limit of " +
+                            std::to_string(max_bytes) + " bytes");
+  }
   layers_.reserve(4);
   layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
 }
 
-bool bloom_chain::add_layer() {
+bool layered_bloom_filter::add_layer() {
   // The limits do not change, so a refusal is final: remember it rather
   // than size the same layer again on every add.
   if (cannot_grow_ || layers_.size() >= max_layers) return false;
@@ -180,7 +174,7 @@ bool bloom_chain::add_layer() {
   return true;
 }
 
-double bloom_chain::next_budget() const noexcept {
+double layered_bloom_filter::next_budget() const noexcept {
   // Rates spent: each layer's exact rate when full, at most its budget and
   // lower when its words were grown to their size class.
   double spent = 0;
@@ -200,7 +194,8 @@ double bloom_chain::next_budget() const noexcept {
   return fpr_ - spent - reserve;
 }
 
-bloom_chain::add_status bloom_chain::add_hash(const hash128& h, std::size_t first_layer) {
+layered_bloom_filter::add_status layered_bloom_filter::add_hash(const hash128& h,
+                                                                std::size_t first_layer) {
   for (std::size_t l = first_layer; l < layers_.size(); ++l) {
     if (layers_[l].filter.may_contain_hash(h)) return add_status::present;
   }
@@ -212,12 +207,12 @@ bloom_chain::add_status bloom_chain::add_hash(const hash128& h, std::size_t firs
   return add_status::added;
 }
 
-bloom_chain::add_status bloom_chain::add(std::string_view item) {
+layered_bloom_filter::add_status layered_bloom_filter::add(std::string_view item) {
   return add_hash(layers_.front().filter.hash_item(item), 0);
 }
 
-std::size_t bloom_chain::add_many(std::span<const std::string_view> items,
-                                  std::span<add_status> out) {
+std::size_t layered_bloom_filter::add_many(std::span<const std::string_view> items,
+                                           std::span<add_status> out) {
   const std::size_t n = std::min(items.size(), out.size());
   std::vector<hash128> hashes(n);
   for (std::size_t i = 0; i < n; ++i) hashes[i] = layers_.front().filter.hash_item(items[i]);
@@ -241,14 +236,14 @@ std::size_t bloom_chain::add_many(std::span<const std::string_view> items,
   return n;
 }
 
-bool bloom_chain::may_contain(std::string_view item) const {
+bool layered_bloom_filter::may_contain(std::string_view item) const {
   const hash128 h = layers_.front().filter.hash_item(item);
   return std::any_of(layers_.rbegin(), layers_.rend(),
                      [&](const layer& l) { return l.filter.may_contain_hash(h); });
 }
 
-void bloom_chain::may_contain_many(std::span<const std::string_view> items,
-                                   std::span<bool> out) const {
+void layered_bloom_filter::may_contain_many(std::span<const std::string_view> items,
+                                            std::span<bool> out) const {
   const std::size_t n = std::min(items.size(), out.size());
   std::vector<hash128> hashes(n);
   for (std::size_t i = 0; i < n; ++i) hashes[i] = layers_.front().filter.hash_item(items[i]);
@@ -260,51 +255,53 @@ void bloom_chain::may_contain_many(std::span<const std::string_view> items,
   }
 }
 
-std::uint64_t bloom_chain::capacity() const noexcept {
+std::uint64_t layered_bloom_filter::capacity() const noexcept {
   std::uint64_t sum = 0;
   for (const layer& l : layers_) sum += l.capacity;
   return sum;
 }
 
-std::uint64_t bloom_chain::items() const noexcept {
+std::uint64_t layered_bloom_filter::items() const noexcept {
   std::uint64_t sum = 0;
   for (const layer& l : layers_) sum += l.filter.items_added();
   return sum;
 }
 
-std::uint64_t bloom_chain::word_bytes() const noexcept {
+std::uint64_t layered_bloom_filter::word_bytes() const noexcept {
   std::uint64_t sum = 0;
   for (const layer& l : layers_) sum += l.filter.bits() / 8;
   return sum;
 }
 
-std::uint64_t bloom_chain::memory_bytes() const noexcept {
-  return sizeof(*this) + layers_.capacity() * sizeof(layer) + word_bytes();
+std::uint64_t layered_bloom_filter::memory_bytes() const noexcept {
+  return sizeof(*this) + layers_.size() * sizeof(layer) + word_bytes();
 }
 
 // Header: "RBCH", version u32, fpr f64, expansion u32, flags u32, layer
 // count u32, reserved u32; per layer capacity u64, bits u64, items u64,
 // hashes u32, reserved u32; XXH3-64 of all that.
-std::string bloom_chain::header() const {
-  std::string out(header_magic, sizeof(header_magic));
-  put<std::uint32_t>(out, format_version);
-  put<double>(out, fpr_);
-  put<std::uint32_t>(out, expansion_);
-  put<std::uint32_t>(out, nonscaling_ ? flag_nonscaling : 0);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(layers_.size()));
-  put<std::uint32_t>(out, 0);
-  for (const layer& l : layers_) {
-    put<std::uint64_t>(out, l.capacity);
-    put<std::uint64_t>(out, l.filter.bits());
-    put<std::uint64_t>(out, l.filter.items_added());
-    put<std::uint32_t>(out, l.filter.hashes());
-    put<std::uint32_t>(out, 0);
+std::string layered_bloom_filter::header() const {
+  std::string out(header_fixed_bytes + layers_.size() * header_layer_bytes + checksum_bytes, '\0');
+  auto* p = reinterpret_cast<unsigned char*>(out.data());
+  std::memcpy(p, header_magic, sizeof(header_magic));
+  io::store_le<std::uint32_t>(p + 4, format_version);
+  io::store_f64(p + 8, fpr_);
+  io::store_le<std::uint32_t>(p + 16, expansion_);
+  io::store_le<std::uint32_t>(p + 20, nonscaling_ ? flag_nonscaling : 0);
+  io::store_le<std::uint32_t>(p + 24, static_cast<std::uint32_t>(layers_.size()));
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    unsigned char* at = p + header_fixed_bytes + i * header_layer_bytes;
+    io::store_le<std::uint64_t>(at, layers_[i].capacity);
+    io::store_le<std::uint64_t>(at + 8, layers_[i].filter.bits());
+    io::store_le<std::uint64_t>(at + 16, layers_[i].filter.items_added());
+    io::store_le<std::uint32_t>(at + 24, layers_[i].filter.hashes());
   }
-  seal(out);
+  io::seal(out);
   return out;
 }
 
-bloom_chain bloom_chain::from_header(std::string_view bytes, std::uint64_t max_bytes) {
+layered_bloom_filter layered_bloom_filter::from_header(std::string_view bytes,
+                                                       std::uint64_t max_bytes) {
   if (bytes.size() < header_fixed_bytes + checksum_bytes ||
       std::memcmp(bytes.data(), header_magic, sizeof(header_magic)) != 0) {
     throw data_error("the data is not a ringbloom filter header (BF.SCANDUMP's first chunk)");
@@ -313,15 +310,15 @@ bloom_chain bloom_chain::from_header(std::string_view bytes, std::uint64_t max_b
   if (get<std::uint32_t>(bytes, 4) != format_version) {
     throw data_error("the filter header has an unknown format version");
   }
-  bloom_chain c;
-  c.fpr_ = get<double>(bytes, 8);
+  layered_bloom_filter c;
+  c.fpr_ = io::load_f64(bytes_of(bytes) + 8);
   c.expansion_ = get<std::uint32_t>(bytes, 16);
   const std::uint32_t flags = get<std::uint32_t>(bytes, 20);
   const std::uint32_t count = get<std::uint32_t>(bytes, 24);
   c.nonscaling_ = (flags & flag_nonscaling) != 0;
   c.max_bytes_ = max_bytes;
   if (!(c.fpr_ > 0 && c.fpr_ < 1) || c.expansion_ < 1 || (flags & ~flag_nonscaling) != 0 ||
-      count < 1 || count > max_layers ||
+      get<std::uint32_t>(bytes, 28) != 0 || count < 1 || count > max_layers ||
       bytes.size() != header_fixed_bytes + count * header_layer_bytes + checksum_bytes) {
     throw data_error("the filter header has impossible parameters");
   }
@@ -332,13 +329,14 @@ bloom_chain bloom_chain::from_header(std::string_view bytes, std::uint64_t max_b
     const auto bits = get<std::uint64_t>(bytes, at + 8);
     const auto items = get<std::uint64_t>(bytes, at + 16);
     const auto hashes = get<std::uint32_t>(bytes, at + 24);
-    if (capacity < 1 || bits < 512 || bits % 512 != 0 || bits > max_filter_bits || hashes < 1 ||
-        hashes > max_blocked_hashes) {
+    if (get<std::uint32_t>(bytes, at + 28) != 0 || capacity < 1 || bits < 512 || bits % 512 != 0 ||
+        bits > max_filter_bits || hashes < 1 || hashes > max_blocked_hashes) {
       throw data_error("the filter header has an impossible layer");
     }
     total += bits / 8;
     if (total > max_bytes) {
-      throw data_error("the filter would exceed the module's MAX_FILTER_BYTES");
+      throw data_error("the filter's layers need more than its limit of " +
+                       std::to_string(max_bytes) + " bytes");
     }
     c.layers_.push_back({blocked_bloom_filter::from_words(bits, hashes, hash_kind::xxh3, 0, items,
                                                           detail::word_store(bits / 64)),
@@ -349,7 +347,7 @@ bloom_chain bloom_chain::from_header(std::string_view bytes, std::uint64_t max_b
 
 // Chunk: "RBCD", layer u32, first word u64, word count u64, the words,
 // XXH3-64 of all that.
-std::string bloom_chain::chunk(std::uint64_t& cursor) const {
+std::string layered_bloom_filter::chunk(std::uint64_t& cursor) const {
   if (cursor < 1) cursor = 1;
   std::uint64_t word = cursor - 1;
   std::size_t index = 0;
@@ -361,18 +359,21 @@ std::string bloom_chain::chunk(std::uint64_t& cursor) const {
   const auto words = layers_[index].filter.words();
   constexpr std::uint64_t max_words = (max_chunk_bytes - chunk_fixed_bytes - checksum_bytes) / 8;
   const std::uint64_t count = std::min<std::uint64_t>(words.size() - word, max_words);
-  std::string out(chunk_magic, sizeof(chunk_magic));
-  out.reserve(chunk_fixed_bytes + count * 8 + checksum_bytes);
-  put<std::uint32_t>(out, static_cast<std::uint32_t>(index));
-  put<std::uint64_t>(out, word);
-  put<std::uint64_t>(out, count);
-  out.append(reinterpret_cast<const char*>(words.data() + word), count * 8);
-  seal(out);
+  std::string out(chunk_fixed_bytes + count * 8 + checksum_bytes, '\0');
+  auto* p = reinterpret_cast<unsigned char*>(out.data());
+  std::memcpy(p, chunk_magic, sizeof(chunk_magic));
+  io::store_le<std::uint32_t>(p + 4, static_cast<std::uint32_t>(index));
+  io::store_le<std::uint64_t>(p + 8, word);
+  io::store_le<std::uint64_t>(p + 16, count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    io::store_le<std::uint64_t>(p + chunk_fixed_bytes + 8 * i, words[word + i]);
+  }
+  io::seal(out);
   cursor += count;
   return out;
 }
 
-void bloom_chain::load_chunk(std::string_view bytes) {
+void layered_bloom_filter::load_chunk(std::string_view bytes) {
   if (bytes.size() < chunk_fixed_bytes + checksum_bytes ||
       std::memcmp(bytes.data(), chunk_magic, sizeof(chunk_magic)) != 0) {
     throw data_error("the data is not a ringbloom filter chunk (from BF.SCANDUMP)");
@@ -382,25 +383,24 @@ void bloom_chain::load_chunk(std::string_view bytes) {
   const auto first = get<std::uint64_t>(bytes, 8);
   const auto count = get<std::uint64_t>(bytes, 16);
   if (index >= layers_.size()) throw data_error("the filter chunk names a layer the filter lacks");
-  const auto words = layers_[index].filter.words();
-  if (first > words.size() || count > words.size() - first ||
-      bytes.size() != chunk_fixed_bytes + count * 8 + checksum_bytes) {
-    throw data_error("the filter chunk does not fit the filter");
+  if (count > bytes.size() / 8 || bytes.size() != chunk_fixed_bytes + count * 8 + checksum_bytes) {
+    throw data_error("the filter chunk's word count does not match its length");
   }
-  // The layer's words are an owned array (from_header made them), so writing
-  // them is writing our own memory; the filter has no setter for raw words.
-  auto* target = const_cast<std::uint64_t*>(words.data());
-  std::memcpy(target + first, bytes.data() + chunk_fixed_bytes, count * 8);
+  layers_[index].filter.load_words(first,
+                                   std::span(bytes_of(bytes) + chunk_fixed_bytes,
+                                             bytes.size() - chunk_fixed_bytes - checksum_bytes));
 }
 
-std::string bloom_chain::layer_blob(std::size_t index) const {
+std::string layered_bloom_filter::layer_blob(std::size_t index) const {
   return serialize_filter(any_filter(layers_.at(index).filter));
 }
 
-bloom_chain bloom_chain::from_blobs(std::string_view header, const std::vector<std::string>& blobs,
-                                    std::uint64_t max_bytes) {
+layered_bloom_filter layered_bloom_filter::from_blobs(std::string_view header,
+                                                      const std::vector<std::string>& blobs,
+                                                      std::uint64_t max_bytes) {
   // Large limit here: a saved value loads whatever the current limit.
-  bloom_chain c = from_header(header, std::max(max_bytes, std::uint64_t{max_filter_bits / 8}));
+  layered_bloom_filter c =
+      from_header(header, std::max(max_bytes, std::uint64_t{max_filter_bits / 8}));
   c.max_bytes_ = max_bytes;
   if (blobs.size() != c.layers_.size()) {
     throw data_error("the saved filter has a different number of layers than its header");
@@ -419,7 +419,7 @@ bloom_chain bloom_chain::from_blobs(std::string_view header, const std::vector<s
   return c;
 }
 
-bool operator==(const bloom_chain& a, const bloom_chain& b) noexcept {
+bool operator==(const layered_bloom_filter& a, const layered_bloom_filter& b) noexcept {
   if (a.fpr_ != b.fpr_ || a.expansion_ != b.expansion_ || a.nonscaling_ != b.nonscaling_ ||
       a.layers_.size() != b.layers_.size()) {
     return false;
@@ -433,4 +433,4 @@ bool operator==(const bloom_chain& a, const bloom_chain& b) noexcept {
   return true;
 }
 
-}  // namespace ringbloom::redis
+}  // namespace ringbloom

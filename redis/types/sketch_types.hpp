@@ -1,4 +1,4 @@
-// redis/sketch_types.hpp: the data types of CF.*, CMS.* and TOPK.*, one
+// redis/types/sketch_types.hpp: the data types of CF.*, CMS.* and TOPK.*, one
 // template over a small traits struct per kind (its library type, its
 // checksummed image, its LOADCHUNK command), and the shared SCANDUMP /
 // LOADCHUNK handlers (protocol in staged_value.hpp).
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "module_common.hpp"
-#include "staged_value.hpp"
+#include "module/module_common.hpp"
+#include "types/staged_value.hpp"
 
 namespace ringbloom::redis {
 
@@ -151,7 +151,7 @@ template <class Traits>
 int scandump(const call& c, const char* bad_position) {
   if (c.argc != 3) return c.wrong_arity();
   long long pos = 0;
-  if (!c.to_long(2, pos)) return c.error(bad_position);
+  if (!c.to_long(2, pos) || pos < 0) return c.error(bad_position);
   open_key key(c, 1, api::key_read);
   key_status status;
   const auto* value = complete_value<Traits>(key, status);
@@ -168,7 +168,7 @@ int scandump(const call& c, const char* bad_position) {
     return c.bulk(dump_header(image));
   }
   const auto at = static_cast<std::uint64_t>(pos - 1);
-  if (pos < 0 || at >= image.size()) {
+  if (at >= image.size()) {
     c.integer(0);
     return c.null();
   }
@@ -177,10 +177,12 @@ int scandump(const call& c, const char* bad_position) {
   return c.bulk(std::string_view(image).substr(at, n));
 }
 
-/// LOADCHUNK key iterator data.
+/// LOADCHUNK key iterator data. RedisBloom's sentences: `bad_header` for a
+/// first chunk of the wrong length, `bad_create` for one of the right length
+/// that is not a header (damaged), `bad_chunk` for any later chunk refused.
 template <class Traits>
 int loadchunk(const call& c, const char* bad_position, const char* bad_header,
-              const char* bad_chunk) {
+              const char* bad_create, const char* bad_chunk) {
   if (c.argc != 4) return c.wrong_arity();
   long long pos = 0;
   if (!c.to_long(2, pos) || pos <= 0) return c.error(bad_position);
@@ -190,12 +192,13 @@ int loadchunk(const call& c, const char* bad_position, const char* bad_header,
   if (pos == 1) {
     if (status != key_status::empty) return c.error(Traits::status_error(status));
     auto v = value_of<Traits>();
+    if (data.size() != dump_header_bytes) return c.error(bad_header);
     try {
       parse_dump_header(data, v.expected_size, v.expected_hash);
     } catch (const data_error&) {
-      return c.error(bad_header);
+      return c.error(bad_create);
     }
-    if (v.expected_size > settings().max_filter_bytes + 4096) return c.error(bad_header);
+    if (v.expected_size > settings().max_filter_bytes + 4096) return c.error(bad_create);
     key.set(Traits::type_handle(), make<value_of<Traits>>(std::move(v)));
     c.replicate();
     return c.ok();

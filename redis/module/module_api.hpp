@@ -1,4 +1,4 @@
-// redis/module_api.hpp: the part of the Redis module API that ringbloom.so uses,
+// redis/module/module_api.hpp: the part of the Redis module API that ringbloom.so uses,
 // declared by us.
 //
 // Debian ships no redismodule.h, and we do not copy it. A module talks to

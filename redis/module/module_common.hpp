@@ -1,4 +1,4 @@
-// redis/module_common.hpp: what every command file of ringbloom.so shares:
+// redis/module/module_common.hpp: what every command file of ringbloom.so shares:
 // argument access, key lookup with the RedisBloom status words, replies of
 // the library's answers, and the guard that keeps C++ exceptions inside.
 #pragma once
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <utility>
 
-#include "module_api.hpp"
+#include "module/module_api.hpp"
 
 namespace ringbloom::redis {
 
@@ -68,6 +68,13 @@ struct call {
   int null() const { return api::ReplyWithNull(ctx); }
   void replicate() const { api::ReplicateVerbatim(ctx); }
 };
+
+/// The refusal of an argument a command does not know, naming it: `refusal`
+/// (RedisBloom's sentence where it has one), the argument as typed, and what
+/// the command takes instead ("ERR unknown argument: 'FOO'; BF.RESERVE takes
+/// EXPANSION e and NONSCALING").
+std::string unknown_argument(const call& c, int at, std::string_view accepted,
+                             std::string_view refusal = "ERR unknown argument");
 
 /// What a key holds, in RedisBloom's words (statusStrerror).
 enum class key_status : std::uint8_t { ok, empty, mismatch };
@@ -175,10 +182,10 @@ struct command_spec {
   int keynum_index = 0;
 };
 
-/// Registers BF.* (bf_commands.cpp) and the others; false after logging
+/// Registers BF.* (commands/bf.cpp) and the others; false after logging
 /// when the server refused one.
 bool register_bloom(api::Ctx* ctx);
-/// Registers CF.*, CMS.* and TOPK.* (sketch_commands.cpp).
+/// Registers CF.*, CMS.* and TOPK.* (commands/cf.cpp).
 bool register_sketches(api::Ctx* ctx);
 bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t count);
 

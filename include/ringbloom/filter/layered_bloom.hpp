@@ -1,0 +1,210 @@
+// ringbloom/filter/layered_bloom.hpp: a scalable Bloom filter over blocked
+// layers, with RedisBloom's growth and its own error schedule: the value
+// behind the Redis module's BF.* keys.
+//
+// When to use it: when items arrive without a known count and the filter
+// must answer as RedisBloom's BF.* does (capacity, EXPANSION, NONSCALING,
+// adds that skip items already present). scalable_bloom.hpp is the
+// classic-layer filter with the textbook schedule; this one trades that for
+// one cache miss per layer and a schedule that keeps deep chains cheap.
+//
+// Layers. Items go into the newest layer, a blocked_bloom_filter; when it
+// holds its capacity a new layer with `expansion` times the capacity is
+// added (a NONSCALING filter refuses instead). A lookup asks every layer,
+// so the filter's rate is at most the sum of the layers' rates, each at
+// most its budget when full:
+//
+//   layer 0:       budget (4/5) p                 (p itself when NONSCALING)
+//   layer i >= 1:  budget (1/5) p * (6 / pi^2) / i^2
+//
+// The budgets sum to less than p for any number of layers (the sum of 1/i^2
+// is pi^2/6, the Basel problem), so the measured rate stays at or under p.
+// What a full layer leaves unspent (its exact rate when full is below its
+// budget, by the rounding of its size and by its growth to the size class,
+// below) is carried to the next layer: a new layer gets p minus the exact
+// rates of the layers before it minus the budgets kept for the layers after
+// it (next_budget()). RedisBloom halves the budget per layer (p/2, p/4, ...:
+// Almeida et al. 2007 with r = 1/2); this schedule gives the first layer --
+// the whole filter when the capacity was right -- four fifths, and decays
+// polynomially afterwards, so a deep chain (what a small default capacity
+// grows into) does not pay for exponentially tight rates.
+//
+// Each layer is sized by bloom_math::blocked_size_for(capacity, budget), so
+// it measures at its budget when full, and then grown to fill the
+// allocator's size class it lands in (set_size_class(); jemalloc rounds a
+// 1.3 MiB array up to 1.5 MiB): the rounding is paid anyway, so it buys bits
+// (a lower rate, with the number of hashes chosen again). Without
+// set_size_class() nothing is rounded. Every item is hashed once (XXH3-128,
+// seed 0) for all layers.
+//
+// Guarantees: the false-positive rate is at most p for any number of items
+// (within the blocked layout's exact formula); no false negatives; a filter
+// never allocates more than `max_bytes` of words in total: creating or
+// growing past it is refused and changes nothing. At most max_layers layers.
+// Not guaranteed: the number of layers for a given stream (an add that is a
+// false positive is skipped, so it depends on the hash).
+//
+// Serialized forms. All integers little-endian (io/format.hpp helpers);
+// every form ends with the XXH3-64 (seed 0) of all bytes before it, checked
+// before any field is trusted. A damaged or foreign input throws data_error
+// and leaves the filter unchanged.
+//
+//   header() -- BF.SCANDUMP's first chunk, the RDB form's first part:
+//     0   4  "RBCH"
+//     4   u32 version (1)
+//     8   f64 error rate p
+//     16  u32 expansion
+//     20  u32 flags (bit 0: NONSCALING; others 0)
+//     24  u32 layer count L (1..64)
+//     28  u32 reserved (0)
+//     32  L x { u64 capacity, u64 bits, u64 items, u32 hashes, u32 reserved }
+//     32 + 32 L  u64 XXH3-64
+//   from_header() builds a filter of zeroed layers from it.
+//
+//   chunk(cursor) -- a run of one layer's words (BF.SCANDUMP, BF.LOADCHUNK):
+//     0   4  "RBCD"
+//     4   u32 layer index
+//     8   u64 first word in the layer
+//     16  u64 word count n (at most (max_chunk_bytes - 32) / 8)
+//     24  n x u64 the words
+//     24 + 8 n  u64 XXH3-64
+//   load_chunk() checks it all before writing a word.
+//
+//   layer_blob(i) / from_blobs() -- the RDB form: header() plus one
+//   filter_file image (versioned, checksummed: filter_file.hpp) per layer;
+//   from_blobs checks that every image matches its header entry.
+//
+// Example:
+//
+//   ringbloom::layered_bloom_filter f(1000, 0.01, 2, false, 1 << 30);
+//   f.add("anna");                       // add_status::added
+//   f.may_contain("anna");               // true
+//   std::string dump = f.header();       // then f.chunk(cursor) until empty
+//
+// Not thread-safe for adds (a new layer needs exclusive access); concurrent
+// const calls are safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringbloom/filter/blocked_bloom.hpp"
+
+namespace ringbloom {
+
+class layered_bloom_filter {
+ public:
+  static constexpr std::uint32_t max_layers = 64;
+  /// 4/5 rather than 3/4: at 1M items and p = 1% the first layer then fits
+  /// jemalloc's 1.25 MiB size class instead of the 1.5 MiB one (docs/redis.md).
+  static constexpr double first_layer_share = 0.8;
+  /// Largest chunk() (BF.SCANDUMP and the AOF rewrite's BF.LOADCHUNK).
+  static constexpr std::size_t max_chunk_bytes = std::size_t{16} << 20;
+
+  struct layer {
+    blocked_bloom_filter filter;
+    std::uint64_t capacity = 0;
+  };
+
+  enum class add_status : std::uint8_t { added, present, full, too_large };
+
+  /// How many bytes of words a layer may have at no extra memory: the
+  /// largest multiple of 64 at least `bytes` that the allocator serves from
+  /// the same size class (the Redis module installs jemalloc's classes).
+  /// Process-wide; nullptr (the default): no rounding. Set before any filter
+  /// exists.
+  using size_class_fn = std::uint64_t (*)(std::uint64_t bytes) noexcept;
+  static void set_size_class(size_class_fn fn) noexcept { size_class_ = fn; }
+  [[nodiscard]] static size_class_fn size_class() noexcept { return size_class_; }
+
+  /// The layer's shape for `capacity` items at rate `fpr`: blocked_size_for,
+  /// grown to its size class (see above). Throws std::invalid_argument as
+  /// blocked_size_for.
+  [[nodiscard]] static filter_size layer_size(std::uint64_t capacity, double fpr);
+
+  /// The error budget of layer `index` for overall rate p (the schedule
+  /// above).
+  [[nodiscard]] static double layer_fpr(double p, std::uint32_t index, bool nonscaling) noexcept;
+
+  /// A filter with one empty layer. Throws std::invalid_argument unless
+  /// capacity >= 1, 0 < fpr < 1, expansion >= 1; std::length_error (nothing
+  /// allocated) when the first layer needs more than max_bytes.
+  layered_bloom_filter(std::uint64_t capacity, double fpr, std::uint32_t expansion, bool nonscaling,
+                       std::uint64_t max_bytes);
+
+  /// Adds `item` unless some layer may contain it: added, present, full (a
+  /// NONSCALING filter at capacity) or too_large (the next layer would pass
+  /// max_bytes or max_layers; nothing changed).
+  add_status add(std::string_view item);
+  /// add() for each item in order, the same answers, faster (hash all, ask
+  /// the layers in batches). Stops after the first full / too_large answer;
+  /// returns how many answers it wrote.
+  std::size_t add_many(std::span<const std::string_view> items, std::span<add_status> out);
+
+  [[nodiscard]] bool may_contain(std::string_view item) const;
+  /// out[i] = may_contain(items[i]).
+  void may_contain_many(std::span<const std::string_view> items, std::span<bool> out) const;
+
+  [[nodiscard]] std::span<const layer> layers() const noexcept { return layers_; }
+  [[nodiscard]] double fpr() const noexcept { return fpr_; }
+  [[nodiscard]] std::uint32_t expansion() const noexcept { return expansion_; }
+  [[nodiscard]] bool nonscaling() const noexcept { return nonscaling_; }
+  [[nodiscard]] std::uint64_t max_bytes() const noexcept { return max_bytes_; }
+  /// Sum of the layers' capacities (BF.INFO Capacity).
+  [[nodiscard]] std::uint64_t capacity() const noexcept;
+  /// Items added (BF.CARD, BF.INFO Items).
+  [[nodiscard]] std::uint64_t items() const noexcept;
+  /// Bytes of all layers' words.
+  [[nodiscard]] std::uint64_t word_bytes() const noexcept;
+  /// What the value occupies: the object, the layer table and the words. The
+  /// table is counted by its layers, not the vector's reserve, so the figure
+  /// is the same after a reload.
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
+
+  /// The header form (above).
+  [[nodiscard]] std::string header() const;
+  /// A filter of zeroed layers from a header. Throws data_error when the
+  /// bytes are not a valid header or its layers pass max_bytes.
+  [[nodiscard]] static layered_bloom_filter from_header(std::string_view bytes,
+                                                        std::uint64_t max_bytes);
+  /// The chunk at `cursor` (1 + the index of its first word over all layers,
+  /// counting layer by layer); advances cursor past it. An empty string
+  /// when cursor is past the last word.
+  [[nodiscard]] std::string chunk(std::uint64_t& cursor) const;
+  /// Writes a chunk's words into its layer. Throws data_error (filter
+  /// unchanged) when it is damaged or does not fit this filter.
+  void load_chunk(std::string_view bytes);
+
+  /// RDB: the layer's filter_file image; from_blobs rebuilds a filter from a
+  /// header and the images (throws data_error unless they agree).
+  [[nodiscard]] std::string layer_blob(std::size_t index) const;
+  [[nodiscard]] static layered_bloom_filter from_blobs(std::string_view header,
+                                                       const std::vector<std::string>& blobs,
+                                                       std::uint64_t max_bytes);
+
+  friend bool operator==(const layered_bloom_filter& a, const layered_bloom_filter& b) noexcept;
+
+ private:
+  layered_bloom_filter() = default;
+  /// Appends a layer; false (nothing changed) when it would pass max_bytes
+  /// or max_layers.
+  bool add_layer();
+  /// The budget of the next layer: p - (exact rates of the layers, full) -
+  /// (the schedule's budgets of all later layers).
+  [[nodiscard]] double next_budget() const noexcept;
+  add_status add_hash(const hash128& h, std::size_t first_new_layer);
+
+  double fpr_ = 0;
+  std::uint32_t expansion_ = 2;
+  bool nonscaling_ = false;
+  std::uint64_t max_bytes_ = 0;
+  std::vector<layer> layers_;
+  bool cannot_grow_ = false;  ///< add_layer was refused (the limits are fixed)
+  static inline size_class_fn size_class_ = nullptr;
+};
+
+}  // namespace ringbloom
