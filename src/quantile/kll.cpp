@@ -1,13 +1,13 @@
 // The KLL sketch (include/ringbloom/quantile/kll.hpp).
 #include "ringbloom/quantile/kll.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <limits>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
@@ -137,8 +137,8 @@ void kll_sketch::compact(std::size_t h) {
 void kll_sketch::merge(const kll_sketch& other) {
   if (other.k_ != k_) {
     throw std::invalid_argument(fmt::format(
-        "incompatible KLL sketches: k = {} and k = {}; merge sketches created with the same k",
-        k_, other.k_));
+        "incompatible KLL sketches: k = {} and k = {}; merge sketches created with the same k", k_,
+        other.k_));
   }
   if (other.empty()) return;
   while (levels_.size() < other.levels_.size()) levels_.emplace_back();
@@ -266,12 +266,12 @@ std::vector<double> kll_sketch::pmf(std::span<const double> splits) const {
 
 std::int64_t kll_sketch::rank(double x) const {
   if (std::isnan(x)) throw std::invalid_argument("a rank point must be a number, not NaN");
-  return detail::rank_from_cdf(empty(), x < min_, x > max_, empty() ? 0 : cdf(x), n_, false);
+  return detail::rank_from_cdf(empty(), x<min_, x> max_, empty() ? 0 : cdf(x), n_, false);
 }
 
 std::int64_t kll_sketch::rev_rank(double x) const {
   if (std::isnan(x)) throw std::invalid_argument("a rank point must be a number, not NaN");
-  return detail::rank_from_cdf(empty(), x < min_, x > max_, empty() ? 0 : cdf(x), n_, true);
+  return detail::rank_from_cdf(empty(), x<min_, x> max_, empty() ? 0 : cdf(x), n_, true);
 }
 
 double kll_sketch::by_rank(std::uint64_t r) const {
@@ -301,8 +301,8 @@ kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint
     throw data_error(fmt::format("the KLL parameter k = {} is outside [{}, {}]", k, min_k, max_k));
   }
   if (levels.empty() || levels.size() > max_levels) {
-    throw data_error(fmt::format("a KLL sketch has 1 to {} levels, not {}", max_levels,
-                                 levels.size()));
+    throw data_error(
+        fmt::format("a KLL sketch has 1 to {} levels, not {}", max_levels, levels.size()));
   }
   kll_sketch s(k, seed);
   s.levels_.clear();
@@ -313,7 +313,8 @@ kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint
     kept += l.size();
     for (std::size_t i = 0; i < l.size(); ++i) {
       if (!std::isfinite(l[i]) || l[i] < min || l[i] > max) {
-        throw data_error(fmt::format("KLL level {} holds a value outside the sketch's [min, max]", h));
+        throw data_error(
+            fmt::format("KLL level {} holds a value outside the sketch's [min, max]", h));
       }
       if (h > 0 && i > 0 && l[i - 1] > l[i]) {
         throw data_error(fmt::format("KLL level {} is not sorted", h));
@@ -331,8 +332,8 @@ kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint
                                  s.total_capacity()));
   }
   if (weight != n) {
-    throw data_error(fmt::format("the KLL sketch's levels weigh {} but it records {} values",
-                                 weight, n));
+    throw data_error(
+        fmt::format("the KLL sketch's levels weigh {} but it records {} values", weight, n));
   }
   if (n > 0 && !(std::isfinite(min) && std::isfinite(max) && min <= max)) {
     throw data_error("the KLL sketch's min or max is not a finite number");

@@ -1,10 +1,10 @@
 // The shared pieces of the quantile sketches (include/ringbloom/quantile/quantile_math.hpp).
 #include "ringbloom/quantile/quantile_math.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace ringbloom {
 
@@ -26,9 +26,9 @@ std::uint32_t kll_k_for_error(double eps, bool double_sided) {
   const double best = kll_rank_error(max_k, double_sided);
   const double worst = kll_rank_error(min_k, double_sided);
   if (!(eps >= best && eps <= worst)) {
-    throw std::invalid_argument(fmt::format(
-        "a KLL rank error must be between {:.6g} (k = {}) and {:.6g} (k = {}), not {}", best,
-        max_k, worst, min_k, eps));
+    throw std::invalid_argument(
+        fmt::format("a KLL rank error must be between {:.6g} (k = {}) and {:.6g} (k = {}), not {}",
+                    best, max_k, worst, min_k, eps));
   }
   // eps(k) decreases in k: invert the fit, then step to the smallest k that meets eps.
   const double a = double_sided ? 2.446 : 2.296;
@@ -59,8 +59,8 @@ void check_trim(double lo, double hi) {
         "the trimmed mean's cut points must be between 0 and 1, not {} and {}", lo, hi));
   }
   if (lo >= hi) {
-    throw std::invalid_argument(fmt::format(
-        "the trimmed mean's low cut ({}) must be below its high cut ({})", lo, hi));
+    throw std::invalid_argument(
+        fmt::format("the trimmed mean's low cut ({}) must be below its high cut ({})", lo, hi));
   }
 }
 

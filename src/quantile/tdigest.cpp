@@ -1,6 +1,8 @@
 // The merging t-digest (include/ringbloom/quantile/tdigest.hpp).
 #include "ringbloom/quantile/tdigest.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -9,8 +11,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
@@ -86,7 +86,8 @@ void tdigest::add(double x) { add(x, 1); }
 void tdigest::add(double x, std::uint64_t weight) {
   require_finite(x);
   if (weight == 0) {
-    throw std::invalid_argument("a t-digest weight must be at least 1; leave the value out instead");
+    throw std::invalid_argument(
+        "a t-digest weight must be at least 1; leave the value out instead");
   }
   add_unchecked(x, weight);
 }
@@ -133,8 +134,8 @@ void tdigest::compress() {
     if (total > 1 && z <= q0 * (1 - q0) && z <= q2 * (1 - q2)) {
       nodes_[cur].weight += nodes_[i].weight;
       const double delta = nodes_[i].mean - nodes_[cur].mean;
-      nodes_[cur].mean += delta * static_cast<double>(nodes_[i].weight) /
-                          static_cast<double>(nodes_[cur].weight);
+      nodes_[cur].mean +=
+          delta * static_cast<double>(nodes_[i].weight) / static_cast<double>(nodes_[cur].weight);
     } else {
       weight_before += static_cast<double>(nodes_[cur].weight);
       ++cur;
@@ -295,12 +296,12 @@ double tdigest::cdf_merged(double x) const {
 
 std::int64_t tdigest::rank(double x) const {
   if (std::isnan(x)) throw std::invalid_argument("a rank point must be a number, not NaN");
-  return detail::rank_from_cdf(empty(), x < min_, x > max_, empty() ? 0 : cdf(x), count(), false);
+  return detail::rank_from_cdf(empty(), x<min_, x> max_, empty() ? 0 : cdf(x), count(), false);
 }
 
 std::int64_t tdigest::rev_rank(double x) const {
   if (std::isnan(x)) throw std::invalid_argument("a rank point must be a number, not NaN");
-  return detail::rank_from_cdf(empty(), x < min_, x > max_, empty() ? 0 : cdf(x), count(), true);
+  return detail::rank_from_cdf(empty(), x<min_, x> max_, empty() ? 0 : cdf(x), count(), true);
 }
 
 double tdigest::by_rank(std::uint64_t r) const {
@@ -348,7 +349,8 @@ tdigest tdigest::from_state(double compression, double min, double max, double s
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const centroid& c = nodes[i];
     if (!std::isfinite(c.mean) || c.weight == 0 || c.weight > max_weight) {
-      throw data_error(fmt::format("t-digest node {} is not a finite mean with a weight in [1, 2^63)", i));
+      throw data_error(
+          fmt::format("t-digest node {} is not a finite mean with a weight in [1, 2^63)", i));
     }
     if (i > 0 && i < merged_nodes && nodes[i - 1].mean > c.mean) {
       throw data_error(fmt::format("the t-digest's merged centroids are not sorted at node {}", i));

@@ -121,8 +121,7 @@ class kll_sketch {
   /// A sketch from saved state; every field is checked. Throws data_error.
   [[nodiscard]] static kll_sketch from_state(std::uint32_t k, std::uint64_t seed,
                                              std::uint64_t rng_state, std::uint64_t n, double min,
-                                             double max,
-                                             std::vector<std::vector<double>> levels);
+                                             double max, std::vector<std::vector<double>> levels);
 
  private:
   struct weighted {
