@@ -53,6 +53,7 @@
 #include "ringbloom/placement/strategies.hpp"
 #include "ringbloom/placement/topology.hpp"
 #include "ringbloom/quantile/kll.hpp"
+#include "ringbloom/quantile/quantile_file.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
 #include "ringbloom/quantile/tdigest.hpp"
 #include "ringbloom/sketch/count_min.hpp"

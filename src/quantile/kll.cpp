@@ -327,9 +327,12 @@ kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint
     weight += l.size() * w;
     s.levels_.emplace_back(l.begin(), l.end());
   }
-  if (kept > s.total_capacity()) {
-    throw data_error(fmt::format("the KLL sketch keeps {} values, more than its capacity {}", kept,
-                                 s.total_capacity()));
+  // Level 0 fills up to its own capacity before a compaction is considered,
+  // so a sketch may hold up to that many values beyond the total.
+  const std::size_t limit = s.total_capacity() + level_capacity(k, s.levels_.size(), 0);
+  if (kept > limit) {
+    throw data_error(
+        fmt::format("the KLL sketch keeps {} values, more than its capacity {}", kept, limit));
   }
   if (weight != n) {
     throw data_error(
