@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
@@ -51,6 +52,28 @@ tdigest::tdigest(double compression) : compression_(compression), capacity_(0) {
   capacity_ = capacity_for(compression);
   nodes_.reserve(capacity_);
   reset();
+}
+
+tdigest::tdigest(const tdigest& other)
+    : compression_(other.compression_),
+      capacity_(other.capacity_),
+      merged_nodes_(other.merged_nodes_),
+      merged_weight_(other.merged_weight_),
+      unmerged_weight_(other.unmerged_weight_),
+      total_compressions_(other.total_compressions_),
+      min_(other.min_),
+      max_(other.max_),
+      sum_(other.sum_) {
+  nodes_.reserve(capacity_);
+  nodes_.assign(other.nodes_.begin(), other.nodes_.end());
+}
+
+tdigest& tdigest::operator=(const tdigest& other) {
+  if (this != &other) {
+    tdigest copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
 }
 
 void tdigest::reset() noexcept {

@@ -83,6 +83,13 @@ class tdigest {
   /// <= max_compression. The capacity is 6 * floor(compression) + 10 nodes.
   explicit tdigest(double compression = default_compression);
 
+  /// Copies keep the whole node array reserved (memory stays fixed).
+  tdigest(const tdigest& other);
+  tdigest& operator=(const tdigest& other);
+  tdigest(tdigest&&) noexcept = default;
+  tdigest& operator=(tdigest&&) noexcept = default;
+  ~tdigest() = default;
+
   /// Adds one value (weight 1) or `weight` copies of it. Throws
   /// std::invalid_argument if x is NaN or infinite, or weight is 0;
   /// std::overflow_error if the total weight would pass 2^63 - 1 (the digest
