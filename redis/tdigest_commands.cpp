@@ -157,7 +157,8 @@ int td_add(api::Ctx* ctx, api::String** argv, int argc) {
       if (!c.to_double(i, x) || std::isnan(x)) {
         return c.error("ERR T-Digest: error parsing val parameter");
       }
-      if (!std::isfinite(x)) return c.error("ERR T-Digest: val parameter needs to be a finite number");
+      if (!std::isfinite(x))
+        return c.error("ERR T-Digest: val parameter needs to be a finite number");
     }
     try {
       d->add_many(xs);
@@ -257,8 +258,12 @@ int td_min_max(api::Ctx* ctx, api::String** argv, int argc, bool max) {
     return reply_double(c, max ? d->max() : d->min());
   });
 }
-int td_min(api::Ctx* ctx, api::String** argv, int argc) { return td_min_max(ctx, argv, argc, false); }
-int td_max(api::Ctx* ctx, api::String** argv, int argc) { return td_min_max(ctx, argv, argc, true); }
+int td_min(api::Ctx* ctx, api::String** argv, int argc) {
+  return td_min_max(ctx, argv, argc, false);
+}
+int td_max(api::Ctx* ctx, api::String** argv, int argc) {
+  return td_min_max(ctx, argv, argc, true);
+}
 
 // Parses arguments 2.. as doubles; replies `message` and returns false on
 // the first that is not a number.
@@ -330,7 +335,9 @@ int td_rank(api::Ctx* ctx, api::String** argv, int argc, bool reverse) {
     return 0;
   });
 }
-int td_rank_cmd(api::Ctx* ctx, api::String** argv, int argc) { return td_rank(ctx, argv, argc, false); }
+int td_rank_cmd(api::Ctx* ctx, api::String** argv, int argc) {
+  return td_rank(ctx, argv, argc, false);
+}
 int td_revrank_cmd(api::Ctx* ctx, api::String** argv, int argc) {
   return td_rank(ctx, argv, argc, true);
 }
@@ -377,8 +384,7 @@ int td_trimmed_mean(api::Ctx* ctx, api::String** argv, int argc) {
     if (!c.to_double(2, lo)) return c.error("ERR T-Digest: error parsing low_cut_percentile");
     if (!c.to_double(3, hi)) return c.error("ERR T-Digest: error parsing high_cut_percentile");
     if (lo < 0 || lo > 1 || hi < 0 || hi > 1) {
-      return c.error(
-          "ERR T-Digest: low_cut_percentile and high_cut_percentile should be in [0,1]");
+      return c.error("ERR T-Digest: low_cut_percentile and high_cut_percentile should be in [0,1]");
     }
     if (lo >= hi) {
       return c.error("ERR T-Digest: low_cut_percentile should be lower than high_cut_percentile");
