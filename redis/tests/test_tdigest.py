@@ -97,6 +97,13 @@ def test_empty_digest_answers(raw):
     assert raw.execute_command("TDIGEST.TRIMMED_MEAN", "e", 0.1, 0.9) == b"nan"
 
 
+def test_one_value_is_answered(raw):
+    raw.execute_command("TDIGEST.CREATE", "one")
+    raw.execute_command("TDIGEST.ADD", "one", 5)
+    assert raw.execute_command("TDIGEST.QUANTILE", "one", 0, 0.5, 1) == [b"5", b"5", b"5"]
+    assert raw.execute_command("TDIGEST.CDF", "one", 5) == [b"0.5"]
+
+
 def test_query_errors(raw):
     raw.execute_command("TDIGEST.CREATE", "t")
     assert err(raw, "TDIGEST.QUANTILE", "t", "x") == "T-Digest: error parsing quantile"
