@@ -369,7 +369,8 @@ struct merge_options {
 };
 
 void run_merge(const merge_options& o, const CLI::App& cmd) {
-  if (o.inputs.size() < 2) throw usage_error("merge takes at least two input files");
+  if (o.inputs.size() < 2)
+    throw usage_error("merge takes at least two input files; name two or more before -o OUT");
   std::vector<any_quantile> ins;
   with_advice(read_advice, [&] {
     for (const auto& f : o.inputs) ins.push_back(load_quantile(f));

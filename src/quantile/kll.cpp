@@ -247,7 +247,8 @@ std::vector<double> kll_sketch::pmf(std::span<const double> splits) const {
   for (std::size_t i = 0; i < splits.size(); ++i) {
     require_finite(splits[i], "a pmf split point");
     if (i > 0 && !(splits[i - 1] < splits[i])) {
-      throw std::invalid_argument("pmf split points must be strictly increasing");
+      throw std::invalid_argument(
+          "pmf split points must be strictly increasing; sort them and drop repeats");
     }
   }
   std::vector<double> out(splits.size() + 1, empty() ? nan : 0.0);

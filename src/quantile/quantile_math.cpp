@@ -47,7 +47,8 @@ void require_finite(double x, const char* what) {
 
 void require_fraction(double q, const char* what) {
   if (!(q >= 0 && q <= 1)) {
-    throw std::invalid_argument(fmt::format("{} must be between 0 and 1, not {}", what, q));
+    throw std::invalid_argument(
+        fmt::format("{} must be between 0 and 1, not {}; give a fraction such as 0.99", what, q));
   }
 }
 
@@ -56,11 +57,15 @@ namespace detail {
 void check_trim(double lo, double hi) {
   if (!(lo >= 0 && lo <= 1 && hi >= 0 && hi <= 1)) {
     throw std::invalid_argument(fmt::format(
-        "the trimmed mean's cut points must be between 0 and 1, not {} and {}", lo, hi));
+        "the trimmed mean's cut points must be between 0 and 1, not {} and {}; give fractions "
+        "such as 0.1 and 0.9",
+        lo, hi));
   }
   if (lo >= hi) {
-    throw std::invalid_argument(
-        fmt::format("the trimmed mean's low cut ({}) must be below its high cut ({})", lo, hi));
+    throw std::invalid_argument(fmt::format(
+        "the trimmed mean's low cut ({}) must be below its high cut ({}); give the lower "
+        "fraction first",
+        lo, hi));
   }
 }
 

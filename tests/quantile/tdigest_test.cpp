@@ -185,7 +185,7 @@ TEST(TDigest, RefusesNonFiniteValuesAndBadArguments) {
     (void)td.quantile(1.5);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "a quantile must be between 0 and 1, not 1.5");
+    EXPECT_STREQ(e.what(), "a quantile must be between 0 and 1, not 1.5; give a fraction such as 0.99");
   }
   try {
     tdigest bad(0);
