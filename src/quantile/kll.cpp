@@ -141,6 +141,11 @@ void kll_sketch::merge(const kll_sketch& other) {
         other.k_));
   }
   if (other.empty()) return;
+  if (&other == this) {  // the loop below changes this sketch's levels
+    const kll_sketch copy(other);
+    merge(copy);
+    return;
+  }
   while (levels_.size() < other.levels_.size()) levels_.emplace_back();
   for (std::size_t h = 0; h < other.levels_.size(); ++h) {
     auto& to = levels_[h];

@@ -173,6 +173,11 @@ void tdigest::compress() {
 }
 
 void tdigest::merge(const tdigest& other) {
+  if (&other == this) {  // the loop below changes this digest's nodes
+    const tdigest copy(other);
+    merge(copy);
+    return;
+  }
   compress();
   std::optional<tdigest> scratch;
   const tdigest& from = other.compressed(scratch);

@@ -140,6 +140,17 @@ TEST(Kll, MergeOfPartsIsWithinTheBound) {
   }
 }
 
+TEST(Kll, MergeWithItselfDoublesEveryWeight) {
+  kll_sketch s(50, 2);
+  for (int i = 0; i < 3000; ++i) s.add(i);
+  s.merge(s);
+  EXPECT_EQ(s.count(), 6000u);
+  std::uint64_t weight = 0;
+  for (std::size_t h = 0; h < s.levels(); ++h) weight += s.level(h).size() << h;
+  EXPECT_EQ(weight, 6000u);
+  EXPECT_NEAR(s.quantile(0.5), 1500, s.rank_error() * 3000 * 2);
+}
+
 TEST(Kll, SameSeedSameSketch) {
   const auto xs = quantile_test::stream("normal", 50000, 5);
   kll_sketch a(100, 17);

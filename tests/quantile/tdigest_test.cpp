@@ -166,6 +166,16 @@ TEST(TDigest, MergeKeepsTheDestinationCompression) {
   EXPECT_EQ(tdigest::merged(ins, 300).count(), 20u);
 }
 
+TEST(TDigest, MergeWithItselfDoublesTheWeight) {
+  tdigest td(100);
+  for (int i = 0; i < 5000; ++i) td.add(i);
+  const double median = td.quantile(0.5);
+  td.merge(td);
+  EXPECT_EQ(td.count(), 10000u);
+  EXPECT_EQ(td.sum(), 2 * 4999.0 * 5000 / 2);
+  EXPECT_NEAR(td.quantile(0.5), median, 100);
+}
+
 TEST(TDigest, RefusesNonFiniteValuesAndBadArguments) {
   tdigest td;
   td.add(1.0);
@@ -185,7 +195,8 @@ TEST(TDigest, RefusesNonFiniteValuesAndBadArguments) {
     (void)td.quantile(1.5);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "a quantile must be between 0 and 1, not 1.5; give a fraction such as 0.99");
+    EXPECT_STREQ(e.what(),
+                 "a quantile must be between 0 and 1, not 1.5; give a fraction such as 0.99");
   }
   try {
     tdigest bad(0);
