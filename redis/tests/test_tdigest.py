@@ -57,6 +57,20 @@ def test_create_errors(raw):
         assert err(raw, *args) == "T-Digest: key does not exist", args
 
 
+def test_buffer_and_compressions_follow_redisbloom(raw):
+    # 10,000 values added one by one at compression 100: RedisBloom 2.6
+    # reports these figures (its RESP3 flow test pins them); the same buffer
+    # size, compression trigger and merge rule give the same ones.
+    raw.execute_command("TDIGEST.CREATE", "t")
+    p = raw.pipeline(transaction=False)
+    for x in range(1, 10001):
+        p.execute_command("TDIGEST.ADD", "t", x)
+    p.execute()
+    i = info(raw, "t")
+    assert (i["Merged nodes"], i["Unmerged nodes"], i["Merged weight"], i["Unmerged weight"],
+            i["Total compressions"]) == (51, 422, 9578, 422, 17)
+
+
 def test_add_refuses_bad_values_and_adds_nothing(raw):
     raw.execute_command("TDIGEST.CREATE", "t")
     assert err(raw, "TDIGEST.ADD", "t", "1", "x") == "T-Digest: error parsing val parameter"
