@@ -216,6 +216,13 @@ TEST(TDigest, WeightOverflowIsRefused) {
   td.add(2.0, (std::uint64_t{1} << 62) - 1);
   EXPECT_THROW(td.add(3.0, 1), std::overflow_error);
   EXPECT_EQ(td.count(), (std::uint64_t{1} << 63) - 1);
+  // Ranks near 2^63 stay within [0, n] (the double rounds to 2^63; found by
+  // the fuzz target).
+  const auto n = static_cast<std::int64_t>(td.count());
+  EXPECT_EQ(td.rank(2.0), n);
+  EXPECT_EQ(td.rev_rank(0.5), n);
+  EXPECT_GE(td.rank(1.5), 0);
+  EXPECT_LE(td.rank(1.5), n);
 }
 
 }  // namespace

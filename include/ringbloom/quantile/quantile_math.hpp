@@ -98,8 +98,11 @@ namespace detail {
   if (below_min) return reverse ? static_cast<std::int64_t>(n) : -1;
   if (above_max) return reverse ? -1 : static_cast<std::int64_t>(n);
   const double at = cdf * size;
-  return static_cast<std::int64_t>(reverse ? std::round(size - std::round(at))
-                                           : round_half_down(at));
+  const double r = reverse ? std::round(size - std::round(at)) : round_half_down(at);
+  // Near 2^63 values the double may round past n: keep the answer in [0, n].
+  if (!(r > 0)) return 0;
+  if (r >= size) return static_cast<std::int64_t>(n);
+  return static_cast<std::int64_t>(r);
 }
 
 /// Throws std::invalid_argument unless 0 <= lo < hi <= 1.
