@@ -2,7 +2,8 @@
 //
 // Contract: any byte string either loads or throws ringbloom::data_error;
 // never a crash, a hang, a huge allocation or a sanitizer report. A loaded
-// sketch must answer every query, take more values, and serialise back to
+// sketch must answer every query, take more values (a t-digest near the
+// 2^63 weight limit may refuse them with overflow_error), and serialise back to
 // exactly the input bytes. Each input is also tried with a repaired
 // checksum (support/load_or_refuse.hpp) so the field checks behind it are
 // reached.
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <variant>
 
@@ -33,7 +35,13 @@ void ask(S& s) {
   (void)s.by_rev_rank(3);
   (void)s.trimmed_mean(0.1, 0.9);
   const std::uint64_t n = s.count();
-  for (int i = 0; i < 50; ++i) s.add(static_cast<double>(i));
+  try {
+    for (int i = 0; i < 50; ++i) s.add(static_cast<double>(i));
+  } catch (const std::overflow_error&) {
+    // A t-digest whose weight is near 2^63 - 1 refuses more (documented).
+    if (n < (std::uint64_t{1} << 62)) std::abort();
+    return;
+  }
   if (s.count() != n + 50) std::abort();
 }
 
