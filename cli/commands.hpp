@@ -17,6 +17,9 @@ void add_bloom_commands(CLI::App& app, context& ctx);
 /// `ringbloom hll|cms|topk ...`: sketch files (cli/sketch/sketch_commands.cpp).
 void add_sketch_commands(CLI::App& app, context& ctx);
 
+/// `ringbloom quantile ...`: t-digest and KLL files (cli/quantile/quantile_commands.cpp).
+void add_quantile_commands(CLI::App& app, context& ctx);
+
 /// `ringbloom cuckoo ...`: cuckoo filter files (cli/filter/cuckoo_commands.cpp).
 void add_cuckoo_commands(CLI::App& app, context& ctx);
 /// `ringbloom merkle ...`: Merkle trees for anti-entropy between replicas.

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   add_bloom_commands(app, ctx);
   add_cuckoo_commands(app, ctx);
   add_sketch_commands(app, ctx);
+  add_quantile_commands(app, ctx);
   add_merkle_commands(app, ctx);
   add_demo_command(app, ctx);
 

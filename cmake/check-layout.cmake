@@ -13,6 +13,7 @@ set(ringbloom_family_uses_io "")
 set(ringbloom_family_uses_placement io)
 set(ringbloom_family_uses_filter io)
 set(ringbloom_family_uses_sketch io)
+set(ringbloom_family_uses_quantile io)
 set(ringbloom_family_uses_merkle io placement)
 set(ringbloom_family_uses_tour io placement filter sketch merkle)
 
@@ -22,7 +23,7 @@ if(NOT ROOT)
   message(FATAL_ERROR "usage: cmake -DROOT=<source dir> -P check-layout.cmake")
 endif()
 
-set(families io placement filter sketch merkle tour)
+set(families io placement filter sketch quantile merkle tour)
 set(violations "")
 
 # Appends to `violations` every include of `file` naming a family outside

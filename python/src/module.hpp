@@ -27,6 +27,8 @@ void bind_filter(py::module_& m);
 void bind_cuckoo(py::module_& m);
 /// HyperLogLog, CountMinSketch, TopK (sketch.cpp).
 void bind_sketch(py::module_& m);
+/// TDigest, KLL (quantile.cpp).
+void bind_quantile(py::module_& m);
 /// MerkleTree, MerkleDiff, intersect_ranges (merkle.cpp).
 void bind_merkle(py::module_& m);
 

@@ -22,6 +22,7 @@
 #include "ringbloom/allocator_hook.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"
+#include "types/tdigest_type.hpp"
 
 namespace ringbloom::redis {
 
@@ -262,6 +263,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     rb::install_size_classes(ctx);
     api::SetModuleOptions(ctx, api::option_handle_io_errors | api::option_handle_repl_async_load);
     if (!rb::register_bloom(ctx) || !rb::register_sketches(ctx)) return api::err;
+    if (!rb::register_tdigest(ctx)) return api::err;
     return api::ok;
   } catch (...) {
     return api::err;

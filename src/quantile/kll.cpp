@@ -1,0 +1,359 @@
+// The KLL sketch (include/ringbloom/quantile/kll.hpp).
+#include "ringbloom/quantile/kll.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+
+#include "ringbloom/error.hpp"
+#include "ringbloom/quantile/quantile_math.hpp"
+
+namespace ringbloom {
+
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+void check_k(std::uint32_t k) {
+  if (k < kll_sketch::min_k || k > kll_sketch::max_k) {
+    throw std::invalid_argument(fmt::format(
+        "the KLL parameter k must be between {} and {}, not {}; 200 gives a 1.33% rank error",
+        kll_sketch::min_k, kll_sketch::max_k, k));
+  }
+}
+
+// splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+// generators", OOPSLA 2014): the increment is 2^64 / phi.
+std::uint64_t splitmix(std::uint64_t& state) noexcept {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+kll_sketch::kll_sketch(std::uint32_t k, std::uint64_t seed) : k_(k), seed_(seed), rng_(seed) {
+  check_k(k);
+  reset();
+}
+
+void kll_sketch::reset() noexcept {
+  levels_.clear();
+  levels_.emplace_back();
+  n_ = 0;
+  rng_ = seed_;
+  min_ = std::numeric_limits<double>::max();
+  max_ = -std::numeric_limits<double>::max();
+}
+
+double kll_sketch::min() const noexcept { return empty() ? nan : min_; }
+double kll_sketch::max() const noexcept { return empty() ? nan : max_; }
+double kll_sketch::rank_error(bool double_sided) const { return kll_rank_error(k_, double_sided); }
+
+std::size_t kll_sketch::retained() const noexcept {
+  std::size_t r = 0;
+  for (const auto& l : levels_) r += l.size();
+  return r;
+}
+
+std::size_t kll_sketch::memory_bytes() const noexcept {
+  std::size_t b = levels_.capacity() * sizeof(levels_[0]);
+  for (const auto& l : levels_) b += l.capacity() * sizeof(double);
+  return b;
+}
+
+std::uint32_t kll_sketch::level_capacity(std::uint32_t k, std::size_t levels,
+                                         std::size_t h) noexcept {
+  const std::size_t depth = levels - 1 - h;
+  // round(k (2/3)^depth), in integers: (2k 2^depth / 3^depth + 1) / 2. Past
+  // depth 30 every k <= 65535 is below the minimum anyway.
+  if (depth > 30) return min_level_capacity;
+  std::uint64_t three = 1;
+  for (std::size_t i = 0; i < depth; ++i) three *= 3;
+  const std::uint64_t cap = ((std::uint64_t{2} * k << depth) / three + 1) / 2;
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(min_level_capacity, cap));
+}
+
+std::size_t kll_sketch::total_capacity() const noexcept {
+  std::size_t total = 0;
+  for (std::size_t h = 0; h < levels_.size(); ++h) total += level_capacity(k_, levels_.size(), h);
+  return total;
+}
+
+bool kll_sketch::next_bit() noexcept { return (splitmix(rng_) >> 63) != 0; }
+
+void kll_sketch::add(double x) {
+  require_finite(x);
+  add_unchecked(x);
+}
+
+void kll_sketch::add_many(std::span<const double> xs) {
+  for (const double x : xs) require_finite(x);
+  for (const double x : xs) add_unchecked(x);
+}
+
+void kll_sketch::add_unchecked(double x) {
+  // Level 0 full (its capacity in a sketch of this height) means the sketch
+  // may be over its total: compress then, so the common add is a push_back.
+  if (levels_[0].size() >= level_capacity(k_, levels_.size(), 0)) compress();
+  levels_[0].push_back(x);
+  ++n_;
+  min_ = std::min(min_, x);
+  max_ = std::max(max_, x);
+}
+
+void kll_sketch::compress() {
+  while (retained() >= total_capacity()) {
+    std::size_t h = 0;
+    while (levels_[h].size() < level_capacity(k_, levels_.size(), h)) ++h;
+    if (h + 1 == levels_.size()) levels_.emplace_back();
+    compact(h);
+  }
+}
+
+void kll_sketch::compact(std::size_t h) {
+  auto& from = levels_[h];
+  if (h == 0) std::sort(from.begin(), from.end());
+  // An odd one out (the smallest) stays; of the rest, the values at even or
+  // odd positions (one random bit) go up a level with twice the weight.
+  const std::size_t keep = from.size() % 2;
+  const std::size_t offset = keep + (next_bit() ? 1 : 0);
+  hooked_vector<double> up;
+  up.reserve((from.size() - keep) / 2);
+  for (std::size_t i = offset; i < from.size(); i += 2) up.push_back(from[i]);
+  auto& to = levels_[h + 1];
+  hooked_vector<double> joined;
+  joined.reserve(to.size() + up.size());
+  std::merge(to.begin(), to.end(), up.begin(), up.end(), std::back_inserter(joined));
+  to.swap(joined);
+  from.resize(keep);
+}
+
+void kll_sketch::merge(const kll_sketch& other) {
+  if (other.k_ != k_) {
+    throw std::invalid_argument(fmt::format(
+        "incompatible KLL sketches: k = {} and k = {}; merge sketches created with the same k", k_,
+        other.k_));
+  }
+  if (other.empty()) return;
+  if (&other == this) {  // the loop below changes this sketch's levels
+    const kll_sketch copy(other);
+    merge(copy);
+    return;
+  }
+  while (levels_.size() < other.levels_.size()) levels_.emplace_back();
+  for (std::size_t h = 0; h < other.levels_.size(); ++h) {
+    auto& to = levels_[h];
+    const auto& from = other.levels_[h];
+    if (h == 0) {
+      to.insert(to.end(), from.begin(), from.end());
+    } else {
+      hooked_vector<double> joined;
+      joined.reserve(to.size() + from.size());
+      std::merge(to.begin(), to.end(), from.begin(), from.end(), std::back_inserter(joined));
+      to.swap(joined);
+    }
+  }
+  n_ += other.n_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  if (retained() >= total_capacity()) compress();
+}
+
+std::vector<kll_sketch::weighted> kll_sketch::sorted_view() const {
+  std::vector<weighted> view;
+  view.reserve(retained());
+  for (std::size_t h = 0; h < levels_.size(); ++h) {
+    for (const double v : levels_[h]) view.push_back({v, std::uint64_t{1} << h});
+  }
+  std::sort(view.begin(), view.end(),
+            [](const weighted& a, const weighted& b) { return a.value < b.value; });
+  return view;
+}
+
+double kll_sketch::value_at_rank(const std::vector<weighted>& view, std::uint64_t r) const {
+  std::uint64_t so_far = 0;
+  for (const weighted& w : view) {
+    so_far += w.weight;
+    if (so_far > r) return w.value;
+  }
+  return max_;
+}
+
+double kll_sketch::quantile(double q) const {
+  require_fraction(q, "a quantile");
+  if (empty()) return nan;
+  if (q == 0) return min_;
+  if (q == 1) return max_;
+  const auto r = std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)));
+  return value_at_rank(sorted_view(), r);
+}
+
+std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
+  for (const double q : qs) require_fraction(q, "a quantile");
+  std::vector<double> out;
+  out.reserve(qs.size());
+  if (empty()) {
+    out.assign(qs.size(), nan);
+    return out;
+  }
+  const auto view = sorted_view();
+  for (const double q : qs) {
+    if (q == 0) {
+      out.push_back(min_);
+    } else if (q == 1) {
+      out.push_back(max_);
+    } else {
+      out.push_back(value_at_rank(
+          view, std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)))));
+    }
+  }
+  return out;
+}
+
+std::pair<double, double> kll_sketch::weight_below_and_at(double x) const {
+  double below = 0;
+  double at = 0;
+  for (std::size_t h = 0; h < levels_.size(); ++h) {
+    const auto w = static_cast<double>(std::uint64_t{1} << h);
+    for (const double v : levels_[h]) {
+      if (v < x) {
+        below += w;
+      } else if (v == x) {
+        at += w;
+      }
+    }
+  }
+  return {below, at};
+}
+
+double kll_sketch::cdf(double x) const {
+  if (std::isnan(x)) throw std::invalid_argument("a cdf point must be a number, not NaN");
+  if (empty()) return nan;
+  if (x < min_) return 0;
+  if (x > max_) return 1;
+  const auto [below, at] = weight_below_and_at(x);
+  return (below + at / 2) / static_cast<double>(n_);
+}
+
+double kll_sketch::normalized_rank(double x) const {
+  if (std::isnan(x)) throw std::invalid_argument("a rank point must be a number, not NaN");
+  if (empty()) return nan;
+  const auto [below, at] = weight_below_and_at(x);
+  return (below + at) / static_cast<double>(n_);
+}
+
+std::vector<double> kll_sketch::pmf(std::span<const double> splits) const {
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    require_finite(splits[i], "a pmf split point");
+    if (i > 0 && !(splits[i - 1] < splits[i])) {
+      throw std::invalid_argument(
+          "pmf split points must be strictly increasing; sort them and drop repeats");
+    }
+  }
+  std::vector<double> out(splits.size() + 1, empty() ? nan : 0.0);
+  if (empty()) return out;
+  for (std::size_t h = 0; h < levels_.size(); ++h) {
+    const auto w = static_cast<double>(std::uint64_t{1} << h);
+    for (const double v : levels_[h]) {
+      const auto bucket = static_cast<std::size_t>(
+          std::lower_bound(splits.begin(), splits.end(), v) - splits.begin());
+      out[bucket] += w;
+    }
+  }
+  for (double& m : out) m /= static_cast<double>(n_);
+  return out;
+}
+
+std::int64_t kll_sketch::rank(double x) const {
+  if (std::isnan(x)) throw std::invalid_argument("a rank point must be a number, not NaN");
+  return detail::rank_from_cdf(empty(), x<min_, x> max_, empty() ? 0 : cdf(x), n_, false);
+}
+
+std::int64_t kll_sketch::rev_rank(double x) const {
+  if (std::isnan(x)) throw std::invalid_argument("a rank point must be a number, not NaN");
+  return detail::rank_from_cdf(empty(), x<min_, x> max_, empty() ? 0 : cdf(x), n_, true);
+}
+
+double kll_sketch::by_rank(std::uint64_t r) const {
+  if (empty()) return nan;
+  if (r == 0) return min_;
+  if (r >= n_) return std::numeric_limits<double>::infinity();
+  return value_at_rank(sorted_view(), r);
+}
+
+double kll_sketch::by_rev_rank(std::uint64_t r) const {
+  if (empty()) return nan;
+  if (r == 0) return max_;
+  if (r >= n_) return -std::numeric_limits<double>::infinity();
+  return value_at_rank(sorted_view(), n_ - 1 - r);
+}
+
+double kll_sketch::trimmed_mean(double lo, double hi) const {
+  detail::check_trim(lo, hi);
+  if (empty()) return nan;
+  return weighted_trimmed_mean(sorted_view(), static_cast<double>(n_), lo, hi);
+}
+
+kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint64_t rng_state,
+                                  std::uint64_t n, double min, double max,
+                                  std::vector<std::vector<double>> levels) {
+  if (k < min_k || k > max_k) {
+    throw data_error(fmt::format("the KLL parameter k = {} is outside [{}, {}]", k, min_k, max_k));
+  }
+  if (levels.empty() || levels.size() > max_levels) {
+    throw data_error(
+        fmt::format("a KLL sketch has 1 to {} levels, not {}", max_levels, levels.size()));
+  }
+  kll_sketch s(k, seed);
+  s.levels_.clear();
+  std::uint64_t weight = 0;
+  std::size_t kept = 0;
+  for (std::size_t h = 0; h < levels.size(); ++h) {
+    const auto& l = levels[h];
+    kept += l.size();
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (!std::isfinite(l[i]) || l[i] < min || l[i] > max) {
+        throw data_error(
+            fmt::format("KLL level {} holds a value outside the sketch's [min, max]", h));
+      }
+      if (h > 0 && i > 0 && l[i - 1] > l[i]) {
+        throw data_error(fmt::format("KLL level {} is not sorted", h));
+      }
+    }
+    const std::uint64_t w = std::uint64_t{1} << h;
+    if (!l.empty() && (l.size() > (std::numeric_limits<std::uint64_t>::max() - weight) / w)) {
+      throw data_error("the KLL sketch's weights overflow 64 bits");
+    }
+    weight += l.size() * w;
+    s.levels_.emplace_back(l.begin(), l.end());
+  }
+  // Level 0 fills up to its own capacity before a compaction is considered,
+  // so a sketch may hold up to that many values beyond the total.
+  const std::size_t limit = s.total_capacity() + level_capacity(k, s.levels_.size(), 0);
+  if (kept > limit) {
+    throw data_error(
+        fmt::format("the KLL sketch keeps {} values, more than its capacity {}", kept, limit));
+  }
+  if (weight != n) {
+    throw data_error(
+        fmt::format("the KLL sketch's levels weigh {} but it records {} values", weight, n));
+  }
+  if (n > 0 && !(std::isfinite(min) && std::isfinite(max) && min <= max)) {
+    throw data_error("the KLL sketch's min or max is not a finite number");
+  }
+  s.n_ = n;
+  s.rng_ = rng_state;
+  if (n > 0) {
+    s.min_ = min;
+    s.max_ = max;
+  }
+  return s;
+}
+
+}  // namespace ringbloom
