@@ -1,4 +1,4 @@
-// redis/tdigest_commands.cpp: TDIGEST.* over the library's t-digest, with
+// redis/commands/tdigest.cpp: TDIGEST.* over the library's t-digest, with
 // RedisBloom 2.4/2.6's arguments, RESP2 replies and error sentences
 // (src/rm_tdigest.c); docs/redis.md tables them and where we differ. The
 // commands parse, call the library and reply: every number comes from

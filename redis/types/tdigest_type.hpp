@@ -1,4 +1,4 @@
-// redis/tdigest_type.hpp: the TDIGEST data type of ringbloom.so, a library
+// redis/types/tdigest_type.hpp: the TDIGEST data type of ringbloom.so, a library
 // t-digest (ringbloom/quantile/tdigest.hpp) behind the shared type methods
 // of sketch_types.hpp (RDB, AOF through TDIGEST.LOADCHUNK, DUMP/RESTORE,
 // DEBUG DIGEST, MEMORY USAGE, COPY).
