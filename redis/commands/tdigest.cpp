@@ -11,6 +11,8 @@
 // and the image saved to RDB, AOF and DUMP is the compressed digest (as
 // RedisBloom compresses before it saves), so DEBUG DIGEST-VALUE is the same
 // on both whatever their buffers hold.
+#include "ringbloom/quantile/tdigest.hpp"
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -20,7 +22,6 @@
 
 #include "module/module_common.hpp"
 #include "ringbloom/quantile/quantile_file.hpp"
-#include "ringbloom/quantile/tdigest.hpp"
 #include "types/sketch_types.hpp"
 #include "types/tdigest_type.hpp"
 
@@ -434,6 +435,7 @@ int td_scandump(api::Ctx* ctx, api::String** argv, int argc) {
 int td_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     return loadchunk<tdigest_traits>(call{ctx, argv, argc}, "ERR T-Digest: invalid iterator",
+                                     "ERR T-Digest: invalid dump header",
                                      "ERR T-Digest: invalid dump header",
                                      "ERR T-Digest: invalid chunk, or chunks out of order");
   });
