@@ -15,48 +15,10 @@
 #include <vector>
 
 #include "bloom_internal.hpp"
-#include "name_table.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/detail/bloom_hashing.hpp"
 
 namespace ringbloom {
-
-// --- kinds -------------------------------------------------------------------
-
-namespace {
-
-constexpr detail::name_table<filter_kind, 8> kind_table = {{
-    {filter_kind::classic, "classic"},
-    {filter_kind::blocked, "blocked"},
-    {filter_kind::counting, "counting"},
-    {filter_kind::scalable, "scalable"},
-    {filter_kind::fuse8, "fuse8"},
-    {filter_kind::fuse16, "fuse16"},
-    {filter_kind::blocked64, "blocked64"},
-    {filter_kind::blocked1024, "blocked1024"},
-}};
-
-}  // namespace
-
-std::string_view filter_kind_name(filter_kind kind) noexcept {
-  return detail::name_of(kind_table, kind);
-}
-
-std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept {
-  return detail::value_named(kind_table, name);
-}
-
-filter_kind parse_filter_kind(std::string_view name) {
-  if (auto kind = find_filter_kind(name)) return *kind;
-  throw std::invalid_argument(
-      fmt::format("unknown filter kind '{}'; use one of blocked (the default), classic, counting, "
-                  "scalable, blocked64, blocked1024, fuse8, fuse16",
-                  name));
-}
-
-std::optional<filter_kind> filter_kind_from_code(std::uint8_t code) noexcept {
-  return detail::value_with_code(kind_table, code);
-}
 
 // --- shared helpers ----------------------------------------------------------
 
