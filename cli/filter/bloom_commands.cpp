@@ -16,14 +16,15 @@
 //
 // The commands are a thin skin over ringbloom/filter/filter_file.hpp: every number
 // printed comes from any_filter / filter_stats. docs/bloom.md ("Command line")
-// describes the output formats. Blocked and classic filters go through their
-// batch operations (add_many / may_contain_many) for add and check.
+// describes the output formats. add and check go through the batch calls of
+// any_filter (add_many / may_contain_many: one kind dispatch per batch); the
+// kinds, their names and the --kind help come from the kind table
+// (ringbloom/filter/filter_kinds.hpp).
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -33,7 +34,6 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,11 +41,8 @@
 
 #include "commands.hpp"
 #include "ringbloom/error.hpp"
-#include "ringbloom/filter/blocked_bloom.hpp"
-#include "ringbloom/filter/bloom.hpp"
-#include "ringbloom/filter/counting_bloom.hpp"
 #include "ringbloom/filter/filter_file.hpp"
-#include "ringbloom/filter/scalable_bloom.hpp"
+#include "ringbloom/filter/filter_kinds.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/memory.hpp"
@@ -70,25 +67,6 @@ constexpr std::size_t check_batch_size = 1024;
 /// reads everything first): 64 MiB, counting each item's bookkeeping.
 constexpr std::uint64_t remove_stdin_limit = std::uint64_t{64} << 20;
 
-// --- batch paths ------------------------------------------------------------------
-
-/// out[i] = filter.may_contain(items[i]), through the batch path where the
-/// filter has one. Precondition: out.size() >= items.size().
-void may_contain_all(const any_filter& filter, std::span<const std::string> items,
-                     std::span<bool> out) {
-  if (const auto* blocked = filter.get_if<blocked_bloom_filter>()) {
-    (void)blocked->may_contain_many(items, out);
-  } else if (const auto* blocked64 = filter.get_if<blocked64_bloom_filter>()) {
-    (void)blocked64->may_contain_many(items, out);
-  } else if (const auto* blocked1024 = filter.get_if<blocked1024_bloom_filter>()) {
-    (void)blocked1024->may_contain_many(items, out);
-  } else if (const auto* classic = filter.get_if<bloom_filter>()) {
-    (void)classic->may_contain_many(items, out);
-  } else {
-    for (std::size_t i = 0; i < items.size(); ++i) out[i] = filter.may_contain(items[i]);
-  }
-}
-
 // --- formatting helpers -----------------------------------------------------
 
 std::string human_bytes(std::uint64_t bytes) {
@@ -104,10 +82,8 @@ std::string human_bytes(std::uint64_t bytes) {
   return fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-/// "bits" for the bit-array kinds, "counters" for the counting filter.
-std::string_view cell_name(filter_kind kind) {
-  return kind == filter_kind::counting ? "counters" : "bits";
-}
+/// What m counts for the kind ("bits", or "counters" for counting filters).
+std::string_view cell_name(filter_kind kind) { return filter_kind_of(kind).cells; }
 
 /// A double for JSON: nlohmann writes infinities as null; say so explicitly.
 json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
@@ -164,37 +140,11 @@ struct create_options {
   CLI::Option* hashes_opt = nullptr;
 };
 
-/// The cells (bits, or counters) of the filter `spec` describes, from the
-/// library's sizing math, without allocating it. Throws std::invalid_argument
-/// as make_filter would for a size that cannot be made.
-std::uint64_t planned_cells(const filter_spec& spec) {
-  if (spec.bits != 0) return spec.bits;
-  switch (spec.kind) {
-    case filter_kind::blocked:
-    case filter_kind::blocked64:  // the same layout and sizing
-      return bloom_math::blocked_size_for(spec.capacity, spec.fpr).bits;
-    case filter_kind::blocked1024:
-      return blocked1024_bloom_filter::size_for(spec.capacity, spec.fpr).bits;
-    case filter_kind::scalable:  // the first layer; later ones grow as items come
-      return bloom_math::classic_size_for(
-                 spec.capacity, bloom_math::scalable_layer_fpr(spec.fpr, spec.tightening, 0))
-          .bits;
-    case filter_kind::classic:
-    case filter_kind::counting:
-    case filter_kind::fuse8:  // not reached: fuse files are built by run_create_fuse
-    case filter_kind::fuse16:
-      break;
-  }
-  return bloom_math::classic_size_for(spec.capacity, spec.fpr).bits;
-}
-
 /// Refuses a filter this process has no memory for, before allocating it.
 /// Creating holds the filter and its file image at once: twice its size.
 void check_filter_memory(const filter_spec& spec, const std::string& what,
                          std::string_view advice) {
-  const std::uint64_t cells = planned_cells(spec);
-  const std::uint64_t bits_per_cell = spec.kind == filter_kind::counting ? 4 : 1;
-  const std::uint64_t bytes = (cells / 64 + 1) * 8 * bits_per_cell;
+  const std::uint64_t bytes = planned_memory_bytes(spec);
   require_memory(2 * bytes,
                  fmt::format("a {} filter of {} for {} (held twice while its file is written)",
                              filter_kind_name(spec.kind), io::format_bytes(bytes), what),
@@ -414,6 +364,24 @@ void run_create(const create_options& o) {
              hash_name(stats.hash), stats.seed, human_bytes(stats.memory_bytes));
 }
 
+/// The --kind help, from the kind table: "blocked (default), blocked64 (...),
+/// ..., or the static fuse8, fuse16 (with --from)".
+std::string kind_help() {
+  std::string help;
+  std::string statics;
+  for (const filter_kind_info& k : filter_kinds()) {
+    if (k.is_static) {
+      statics += fmt::format("{}{}", statics.empty() ? "" : ", ", k.name);
+      continue;
+    }
+    help += fmt::format("{}{}", help.empty() ? "" : ", ", k.name);
+    if (k.kind == default_filter_kind) help += " (default)";
+    if (!k.summary.empty()) help += fmt::format(" ({})", k.summary);
+  }
+  if (!statics.empty()) help += fmt::format(", or the static {} (with --from)", statics);
+  return help;
+}
+
 void add_create(CLI::App& bloom) {
   auto o = std::make_shared<create_options>();
   auto* cmd = bloom.add_subcommand("create", "Create an empty filter file");
@@ -432,11 +400,7 @@ void add_create(CLI::App& bloom) {
       add_number_option(*cmd, "--hashes", o->hashes, between<std::uint32_t>(1, max_filter_hashes),
                         "Explicit number k of hashes (with --bits)",
                         "for a 1% rate use about 10 bits per item and 7 hashes");
-  cmd->add_option("--kind", o->kind,
-                  "blocked (default), blocked64 (the blocked layout placed by a 64-bit hash: "
-                  "faster lookups, same rate), blocked1024 (1024-bit blocks: about 1.5% fewer "
-                  "bits for the same rate, two cache lines per lookup), classic, counting, "
-                  "scalable, or the static fuse8, fuse16 (with --from)");
+  cmd->add_option("--kind", o->kind, kind_help());
   o->from_opt = cmd->add_option(
       "--from", o->from,
       "fuse8/fuse16: the keys, one per line (- for stdin); streamed, about 48 bytes of memory "
@@ -484,33 +448,12 @@ io::checkpoint_policy add_policy(const add_options& o) {
   return policy;
 }
 
-/// The kind byte of a filter file when it is one (magic and offset 10 of
-/// docs/format.md), read from its first bytes only; nothing otherwise (the
-/// add path then reports what is wrong with the file as before).
-std::optional<filter_kind> peek_kind(const std::string& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return std::nullopt;
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  const fd_closer closer(fd);
-  std::array<unsigned char, 11> head{};
-  if (::read(fd, head.data(), head.size()) != static_cast<ssize_t>(head.size())) {
-    return std::nullopt;
-  }
-  constexpr std::array<unsigned char, 8> magic{0x89, 'R', 'B', 'F', '\r', '\n', 0x1a, '\n'};
-  if (!std::equal(magic.begin(), magic.end(), head.begin())) return std::nullopt;
-  return filter_kind_from_code(head[10]);
-}
-
 void run_add(const add_options& o) {
-  // A static filter is refused before standard input is read (exit 2: the
-  // file is fine, the request is not; the checkpoint would refuse it too).
-  if (const auto kind = peek_kind(o.file); kind && is_static_kind(*kind)) {
-    throw usage_error(fmt::format(
-        "'{}' is a {} filter, which is static: it cannot take items after it is built; rebuild "
-        "it from the whole key set with 'ringbloom bloom create {} --kind {} --from KEYS.txt "
-        "--force', or use a blocked filter for a set that grows",
-        o.file, filter_kind_name(*kind), o.file, filter_kind_name(*kind)));
+  // A static filter is refused (exit 2: the file is fine, the request is
+  // not): by the checkpoint for items given as arguments, so that the file
+  // is opened once; from its kind byte before standard input is read.
+  if (o.items.empty()) {
+    if (const auto kind = peek_filter_kind(o.file)) refuse_static_add(o.file, *kind);
   }
   std::uint64_t items_now = 0;
   auto stream = add_filter_stream(o.file, add_policy(o), &items_now);
@@ -650,7 +593,7 @@ json explain_json(const std::vector<bit_probe>& probes, bool layered) {
 
 void run_check(const check_options& o, context& ctx) {
   const any_filter filter = open_filter_mapped(o.file);
-  const bool layered = filter.kind() == filter_kind::scalable;
+  const bool layered = filter_kind_of(filter.kind()).layered;
   bool any_absent = false;
   bool first = true;
   const auto answer = [&](std::string_view item, bool present) {
@@ -683,7 +626,7 @@ void run_check(const check_options& o, context& ctx) {
     const auto out = std::make_unique<bool[]>(batch_size);
     std::string text;  // the plain answers of a batch, written with one call
     const auto run = [&](std::span<const std::string> items) {
-      may_contain_all(filter, items, {out.get(), items.size()});
+      (void)filter.may_contain_many(items, {out.get(), items.size()});
       if (o.json) {
         for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
         return;
@@ -764,7 +707,7 @@ void run_info(const info_options& o) {
     if (counting != nullptr) doc["saturated_counters"] = counting->saturated_counters();
     if (is_static_kind(s.kind)) {
       doc["static"] = true;
-      doc["slots"] = s.bits / (s.kind == filter_kind::fuse8 ? 8 : 16);
+      doc["slots"] = s.bits / filter_kind_of(s.kind).cell_bits;
       doc["bits_per_item"] = s.items_added == 0
                                  ? 0.0
                                  : static_cast<double>(s.bits) / static_cast<double>(s.items_added);
@@ -805,7 +748,7 @@ void run_info(const info_options& o) {
                              : std::string("unknown: every bit is set"));
   if (counting != nullptr) row("saturated", std::to_string(counting->saturated_counters()));
   if (is_static_kind(s.kind)) {
-    const unsigned width = s.kind == filter_kind::fuse8 ? 8 : 16;
+    const unsigned width = filter_kind_of(s.kind).cell_bits;
     row("slots", fmt::format("{} of {} bits ({:.2f} bits per item); static: rebuild to change",
                              s.bits / width, width,
                              s.items_added == 0 ? 0.0

@@ -7,7 +7,7 @@
 // accept and refuse the same inputs and answer the same. Inputs are also
 // tried with a repaired checksum.
 //
-// Seed corpus: fuzz/filter/corpus/cuckoo_load_fuzz/ (the golden file of tests/sketch/data).
+// Seed corpus: fuzz/filter/corpus/cuckoo_load_fuzz/ (the golden file of tests/filter/data).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -14,7 +14,9 @@
 // 1024-bit blocks of blocked1024_xxh3.rbf). A fixed-size filter that loads
 // must take an item and then report it (no false negatives). A loaded fuse
 // filter is also probed with items that hash to every part of its array, and
-// must refuse add (it is static) with std::invalid_argument.
+// must refuse add (it is static) with std::invalid_argument. What the target
+// expects of a kind (static, layered) comes from its row of the kind table.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,24 +30,32 @@ namespace {
 
 void exercise(std::string_view bytes) {
   const ringbloom::any_filter f = ringbloom::deserialize_filter(bytes);
+  // The kind byte peeked, the loaded kind and its row agree.
+  const ringbloom::filter_kind_info& row = ringbloom::filter_kind_of(f.kind());
+  if (ringbloom::peek_filter_kind_bytes(bytes) != f.kind() || row.kind != f.kind()) std::abort();
   // Accepted: it must behave like a filter and round-trip exactly.
   for (std::string_view item : {"", "anna", "cem", "user5", "k0", "f1", "g2", "x"}) {
     (void)f.may_contain(item);
     (void)f.explain(item);
   }
-  if (ringbloom::is_static_kind(f.kind())) {
+  if (row.is_static) {
     ringbloom::any_filter copy = f;
     try {
       copy.add("x");
       std::abort();  // a static filter took an item
     } catch (const std::invalid_argument&) {
     }
-  } else if (f.kind() != ringbloom::filter_kind::scalable) {
-    // The fixed-size kinds (classic, blocked, blocked64, blocked1024,
-    // counting) take an item into any loaded shape and then report it.
+  } else if (!row.layered) {
+    // The fixed-size kinds of the kind table (classic, blocked, blocked64,
+    // blocked1024, counting) take an item into any loaded shape and then
+    // report it, one at a time and through the batch calls.
     ringbloom::any_filter copy = f;
     copy.add("fuzz:added");
     if (!copy.may_contain("fuzz:added")) std::abort();
+    const std::array<std::string_view, 3> batch{"fuzz:b0", "fuzz:b1", "fuzz:b2"};
+    copy.add_many(batch);
+    std::array<bool, 3> answers{};
+    if (copy.may_contain_many(batch, answers) != batch.size()) std::abort();
   }
   const ringbloom::filter_stats s = f.stats();
   if (s.bits == 0 || s.bits_set > s.bits || !(s.fill_ratio >= 0.0 && s.fill_ratio <= 1.0)) {

@@ -68,43 +68,16 @@ any_filter owned_copy(const any_filter& f) {
   return f;
 }
 
-// Adds a chunk of items: the library's batch form where the kind has one.
-template <class Filter>
-void add_chunk(Filter& f, std::span<const std::string_view> items) {
-  if constexpr (requires { f.add_many(items); }) {
-    f.add_many(items);
-  } else {
-    for (const std::string_view item : items) f.add(item);
-  }
-}
-
-// out[i] = may_contain(items[i]); returns the number of trues.
-template <class Filter>
-std::size_t contains_chunk(const Filter& f, std::span<const std::string_view> items, bool* out) {
-  if constexpr (requires { f.may_contain_many(items, std::span<bool>{out, items.size()}); }) {
-    return f.may_contain_many(items, std::span<bool>{out, items.size()});
-  } else {
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      out[i] = f.may_contain(items[i]);
-      count += out[i] ? 1 : 0;
-    }
-    return count;
-  }
-}
-
 void add_many(py_filter& self, py::handle items) {
   refuse_static(self.filter.kind(), "add to");
   const item_batch batch(items);
   const py::gil_scoped_release no_gil;
   const std::unique_lock lock(self.mutex);
-  std::visit(
-      [&](auto& f) {
-        for_each_chunk(batch, [&](std::size_t, std::span<const std::string_view> chunk) {
-          add_chunk(f, chunk);
-        });
-      },
-      self.filter.variant());
+  // any_filter's batch call: one kind dispatch per chunk, then the kind's
+  // own batch path.
+  for_each_chunk(batch, [&](std::size_t, std::span<const std::string_view> chunk) {
+    self.filter.add_many(chunk);
+  });
 }
 
 py::array_t<bool> may_contain_many(const py_filter& self, py::handle items) {
@@ -114,13 +87,9 @@ py::array_t<bool> may_contain_many(const py_filter& self, py::handle items) {
   {
     const py::gil_scoped_release no_gil;
     const std::shared_lock lock(self.mutex);
-    std::visit(
-        [&](const auto& f) {
-          for_each_chunk(batch, [&](std::size_t first, std::span<const std::string_view> chunk) {
-            contains_chunk(f, chunk, out + first);
-          });
-        },
-        self.filter.variant());
+    for_each_chunk(batch, [&](std::size_t first, std::span<const std::string_view> chunk) {
+      (void)self.filter.may_contain_many(chunk, std::span<bool>{out + first, chunk.size()});
+    });
   }
   return answers;
 }
@@ -310,11 +279,7 @@ void bind_sizing(py::module_& m) {
         const std::uint64_t n = to_count(capacity, "capacity");
         const filter_kind k = parse_filter_kind(kind);
         refuse_sizing(k);
-        const bool blocked = k == filter_kind::blocked || k == filter_kind::blocked64;
-        const filter_size size = k == filter_kind::blocked1024
-                                     ? blocked1024_bloom_filter::size_for(n, fpr)
-                                 : blocked ? bloom_math::blocked_size_for(n, fpr)
-                                           : bloom_math::classic_size_for(n, fpr);
+        const filter_size size = filter_size_for(k, n, fpr);
         return py::make_tuple(size.bits, size.hashes);
       },
       py::arg("capacity"), py::arg("fpr"), py::arg("kind") = "blocked",
@@ -328,21 +293,7 @@ void bind_sizing(py::module_& m) {
         if (m_bits == 0 || k == 0) throw py::value_error("bits and hashes must be at least 1");
         const filter_kind fk = parse_filter_kind(kind);
         refuse_sizing(fk);
-        if (fk == filter_kind::blocked1024) {
-          if (m_bits % 1024 != 0 || k > max_blocked_hashes) {
-            throw py::value_error(
-                "a blocked1024 filter has a multiple of 1024 bits and at most 16 hashes");
-          }
-          return bloom_math::blocked_fpr(items, m_bits, k, blocked1024_bloom_filter::block_bits);
-        }
-        if (fk == filter_kind::blocked || fk == filter_kind::blocked64) {
-          if (m_bits % 512 != 0 || k > max_blocked_hashes) {
-            throw py::value_error(
-                "a blocked filter has a multiple of 512 bits and at most 16 hashes");
-          }
-          return bloom_math::blocked_fpr(items, m_bits, k);
-        }
-        return bloom_math::classic_fpr(items, static_cast<double>(m_bits), k);
+        return filter_fpr_for(fk, items, m_bits, k);
       },
       py::arg("items"), py::arg("bits"), py::arg("hashes"), py::arg("kind") = "blocked",
       "The false-positive rate of a filter of `kind` with `bits` bits and `hashes` hashes after "
@@ -405,13 +356,8 @@ item. Files are those of the CLI and the C++ library.
             const py::gil_scoped_release no_gil;
             update_filter_file(path, [&](any_filter& f) {
               refuse_static(f.kind(), "add to");
-              std::visit(
-                  [&](auto& filter) {
-                    for_each_chunk(batch, [&](std::size_t, std::span<const std::string_view> c) {
-                      add_chunk(filter, c);
-                    });
-                  },
-                  f.variant());
+              for_each_chunk(
+                  batch, [&](std::size_t, std::span<const std::string_view> c) { f.add_many(c); });
             });
             return batch.size();
           },

@@ -1,6 +1,7 @@
-"""The sketches and the cuckoo filter from Python: estimates within their
-stated bounds, batches equal to one-at-a-time, the golden files of
-tests/sketch/data (written by an independent generator), pickling, bad input."""
+"""The sketches from Python: estimates within their stated bounds, batches
+equal to one-at-a-time, the golden files of tests/sketch/data (written by an
+independent generator), pickling, bad input. The cuckoo filter's are in
+test_cuckoo.py."""
 
 import pathlib
 import pickle
@@ -97,26 +98,6 @@ def test_top_k_finds_the_heavy_hitters():
     assert v.list() == [(b"\xff", 3)]  # not UTF-8: comes back as bytes
 
 
-def test_cuckoo_filter_adds_removes_and_matches_the_golden_file():
-    c = ringbloom.CuckooFilter(64, bucket_size=4, fingerprint_bits=12)
-    assert c.add_many([b"anna", "bora", "cleo", "dana", "emil"]) == 5
-    assert c.to_bytes() == (DATA / "cuckoo_64_b4_f12.rbc").read_bytes()
-    assert ringbloom.CuckooFilter.load(DATA / "cuckoo_64_b4_f12.rbc") == c
-    assert c.may_contain_many(["anna", "emil"]).all()
-    assert c.remove("anna") and "anna" not in c and c.items == 4
-    assert not c.add_if_absent("bora")
-    assert pickle.loads(pickle.dumps(c)) == c
-
-
-@given(items=st.lists(items_st, max_size=80, unique=True))
-def test_cuckoo_no_false_negatives(items):
-    c = ringbloom.CuckooFilter(200)
-    stored = c.add_many(items)
-    assert stored == len(items)
-    assert c.may_contain_many(items).all()
-    assert list(c.may_contain_many(items)) == [c.may_contain(i) for i in items]
-
-
 def test_files_and_bad_input(tmp_path):
     h = ringbloom.HyperLogLog(12)
     h.add("a")
@@ -126,20 +107,10 @@ def test_files_and_bad_input(tmp_path):
         ringbloom.CountMinSketch.load(tmp_path / "h.rbs")  # a HyperLogLog file
     with pytest.raises(ringbloom.DataError):
         ringbloom.TopK.from_bytes(b"junk")
-    with pytest.raises(ringbloom.DataError):
-        ringbloom.CuckooFilter.from_bytes(b"\x89RBC" + b"\x00" * 60)
-    with pytest.raises(OSError):
-        ringbloom.CuckooFilter.load(tmp_path / "missing.rbc")
-    path = tmp_path / "c.rbc"
-    ringbloom.CuckooFilter(100).save(path)
-    assert ringbloom.CuckooFilter.add_to_file(path, ["x", "y"]) == 2
-    assert "x" in ringbloom.CuckooFilter.load(path)
     with pytest.raises(ValueError):
         ringbloom.HyperLogLog(3)
     with pytest.raises(ValueError, match="must not be negative"):
         ringbloom.CountMinSketch(-1, 3)
-    with pytest.raises(ValueError):
-        ringbloom.CuckooFilter(100, bucket_size=3)
     with pytest.raises(ValueError):
         ringbloom.TopK(0)
     with pytest.raises(TypeError):

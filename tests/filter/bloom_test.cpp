@@ -56,8 +56,8 @@ TEST(FilterKind, ParseRefusesUnknownNamesWithTheChoices) {
     FAIL() << "parse_filter_kind accepted an unknown name";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "unknown filter kind 'cuckoo'; use one of blocked (the default), classic, "
-                 "counting, scalable, blocked64, blocked1024, fuse8, fuse16");
+                 "unknown filter kind 'cuckoo'; use one of blocked (the default), blocked64, "
+                 "blocked1024, classic, counting, scalable, fuse8, fuse16");
   }
 }
 

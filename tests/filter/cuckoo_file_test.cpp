@@ -1,4 +1,4 @@
-// Cuckoo filter files: golden bytes from tests/sketch/sketch_golden.py, round
+// Cuckoo filter files: golden bytes from tests/filter/cuckoo_golden.py, round
 // trips with growth, and every single-byte flip and truncation refused.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ TEST(CuckooFile, GoldenFileMatchesTheLibrary) {
   cuckoo_filter f(64, o);
   for (const char* x : {"anna", "bora", "cleo", "dana", "emil"}) f.add(x);
   const std::string golden = io::read_file(std::filesystem::path(RINGBLOOM_SOURCE_DIR) /
-                                           "tests/sketch/data/cuckoo_64_b4_f12.rbc");
+                                           "tests/filter/data/cuckoo_64_b4_f12.rbc");
   EXPECT_EQ(serialize_cuckoo(f), golden);
   const cuckoo_filter back = deserialize_cuckoo(golden);
   EXPECT_TRUE(back == f);

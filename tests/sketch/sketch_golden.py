@@ -3,9 +3,10 @@
 
 Written from docs/format.md and Redis 7.0's src/hyperloglog.c, without the
 library (standard library plus the xxhsum tool of xxHash): MurmurHash64A,
-Redis's register rule and HLL strings (dense and sparse), the sketch file
-(magic \x89RBS) and the cuckoo filter file (magic \x89RBC). The C++ tests
-compare the library against the values and files this script writes:
+Redis's register rule and HLL strings (dense and sparse) and the sketch file
+(magic \x89RBS); the cuckoo filter file has its own generator in the filter
+family (tests/filter/cuckoo_golden.py). The C++ tests compare the library
+against the values and files this script writes:
 
     python3 tests/sketch/sketch_golden.py --print            # reference values
     python3 tests/sketch/sketch_golden.py --write-files tests/sketch/data
@@ -147,34 +148,6 @@ def cms_file(width, depth, increments):
     return sketch_file(2, 0, width, 0, total, depth, 0, 0.0, payload)
 
 
-def cuckoo_file(capacity, bucket, bits, items):
-    buckets = 1
-    while buckets < capacity // bucket:
-        buckets *= 2
-    slots = [0] * (buckets * bucket)
-    for item in items:
-        h = xxh3_64(item)
-        fp = 1 + (h >> 32) % ((1 << bits) - 1)
-        b1 = h & (buckets - 1)
-        b2 = (b1 ^ (fp * 0x5BD1E995)) & (buckets - 1)
-        for b in (b1, b2):
-            free = [i for i in range(bucket) if slots[b * bucket + i] == 0]
-            if free:
-                slots[b * bucket + free[0]] = fp
-                break
-        else:
-            raise SystemExit("golden cuckoo filter needs a kick; pick other items")
-    packed = 0
-    for i, v in enumerate(slots):
-        packed |= v << (i * bits)
-    payload = packed.to_bytes((len(slots) * bits + 7) // 8, "little")
-    size = 64 + align64(len(payload)) + 8
-    header = b"\x89RBC\r\n\x1a\n" + struct.pack("<HBBIQQQQQHHI", 1, bucket, bits, 1, 0,
-                                                  len(items), 0, capacity, 0, 20, 1, 0)
-    assert len(header) == 64
-    return sealed(header + payload, size)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--print", action="store_true")
@@ -195,8 +168,6 @@ def main():
         incs = [(b"apple", 3), (b"pear", 1), (b"plum", 7), (b"apple", 2)]
         with open(os.path.join(a.write_files, "cms_64x3.rbs"), "wb") as f:
             f.write(cms_file(64, 3, incs))
-        with open(os.path.join(a.write_files, "cuckoo_64_b4_f12.rbc"), "wb") as f:
-            f.write(cuckoo_file(64, 4, 12, [b"anna", b"bora", b"cleo", b"dana", b"emil"]))
     return 0
 
 

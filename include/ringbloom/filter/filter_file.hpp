@@ -1,6 +1,7 @@
-// ringbloom/filter/filter_file.hpp: any filter kind behind one type, and filter
-// files: versioned, little-endian, checksummed, saved atomically, updated
-// under a lock, and opened read-only through mmap.
+// ringbloom/filter/filter_file.hpp: filter files: versioned, little-endian,
+// checksummed, saved atomically, updated under a lock, and opened read-only
+// through mmap. (The kind-erased filter, any_filter, is in any_filter.hpp,
+// included here; the kinds a file may hold are the rows of filter_kinds.hpp.)
 //
 // The byte layout is drawn in docs/format.md (format version 1). In short: a
 // 64-byte header (magic "\x89RBF\r\n\x1a\n", version, kind, hash code, layer
@@ -49,6 +50,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,118 +58,25 @@
 #include <variant>
 #include <vector>
 
-#include "ringbloom/filter/blocked1024_bloom.hpp"
-#include "ringbloom/filter/blocked64_bloom.hpp"
-#include "ringbloom/filter/blocked_bloom.hpp"
-#include "ringbloom/filter/bloom.hpp"
-#include "ringbloom/filter/counting_bloom.hpp"
-#include "ringbloom/filter/fuse_filter.hpp"
-#include "ringbloom/filter/scalable_bloom.hpp"
+#include "ringbloom/filter/any_filter.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/checkpoint.hpp"
 
 namespace ringbloom {
 
-/// How to make a new filter (what `ringbloom bloom create` parses). Give
-/// either capacity and fpr, or bits and hashes.
-struct filter_spec {
-  filter_kind kind = default_filter_kind;
-  hash_kind hash = default_hash;
-  std::uint64_t seed = 0;
-  std::uint64_t capacity = 0;                                     ///< n, with fpr
-  double fpr = 0;                                                 ///< p in (0, 1), with capacity
-  std::uint64_t bits = 0;                                         ///< m, with hashes
-  std::uint32_t hashes = 0;                                       ///< k, with bits
-  std::uint32_t growth = scalable_bloom_filter::default_growth;   ///< scalable only
-  double tightening = scalable_bloom_filter::default_tightening;  ///< scalable only
-};
-
-/// A filter of any kind. Calls forward to the filter inside; operations a
-/// kind does not have throw std::invalid_argument with a sentence that says
-/// which kind has them. The fuse kinds are static: add, add_many, remove,
-/// merge and intersect throw std::invalid_argument saying to rebuild the
-/// filter from its whole key set (build_fuse_filter, or `ringbloom bloom
-/// create FILE --kind fuse8 --from KEYS.txt`). For them bits() is slots x
-/// fingerprint bits, hashes() is 3, explain() gives the three slots with
-/// their fingerprints as values.
-class any_filter {
- public:
-  using variant_type =
-      std::variant<bloom_filter, blocked_bloom_filter, counting_bloom_filter, scalable_bloom_filter,
-                   fuse8_filter, fuse16_filter, blocked64_bloom_filter, blocked1024_bloom_filter>;
-
-  any_filter(bloom_filter f) : filter_(std::move(f)) {}              // NOLINT: implicit by design
-  any_filter(blocked_bloom_filter f) : filter_(std::move(f)) {}      // NOLINT
-  any_filter(counting_bloom_filter f) : filter_(std::move(f)) {}     // NOLINT
-  any_filter(scalable_bloom_filter f) : filter_(std::move(f)) {}     // NOLINT
-  any_filter(fuse8_filter f) : filter_(std::move(f)) {}              // NOLINT
-  any_filter(fuse16_filter f) : filter_(std::move(f)) {}             // NOLINT
-  any_filter(blocked64_bloom_filter f) : filter_(std::move(f)) {}    // NOLINT
-  any_filter(blocked1024_bloom_filter f) : filter_(std::move(f)) {}  // NOLINT
-
-  [[nodiscard]] filter_kind kind() const noexcept;
-  [[nodiscard]] hash_kind hash() const noexcept;
-  [[nodiscard]] std::uint64_t seed() const noexcept;
-  [[nodiscard]] std::uint64_t bits() const noexcept;
-  [[nodiscard]] std::uint32_t hashes() const noexcept;
-  [[nodiscard]] std::uint64_t items_added() const noexcept;
-  [[nodiscard]] bool read_only() const noexcept;
-
-  void add(std::string_view item);
-  /// add() for each item in order, through the batch path of the blocked,
-  /// blocked64, blocked1024 and classic kinds (hash a chunk, prefetch, then set).
-  void add_many(std::span<const std::string_view> items);
-  [[nodiscard]] bool may_contain(std::string_view item) const;
-  /// Counting filters only; other kinds throw std::invalid_argument
-  /// ("remove needs a counting filter; ...").
-  void remove(std::string_view item);
-  /// The item's probes (for --explain). Blocked positions are global bit
-  /// indexes; scalable probes carry their layer.
-  [[nodiscard]] std::vector<bit_probe> explain(std::string_view item) const;
-  [[nodiscard]] filter_stats stats() const;
-
-  /// Union / intersection with a filter of the same kind, m, k, hash and seed;
-  /// std::invalid_argument (filter unchanged) otherwise, saying what differs.
-  void merge(const any_filter& other);
-  void intersect(const any_filter& other);
-
-  [[nodiscard]] const variant_type& variant() const noexcept { return filter_; }
-  [[nodiscard]] variant_type& variant() noexcept { return filter_; }
-  template <class Filter>
-  [[nodiscard]] const Filter* get_if() const noexcept {
-    return std::get_if<Filter>(&filter_);
-  }
-  template <class Filter>
-  [[nodiscard]] Filter* get_if() noexcept {
-    return std::get_if<Filter>(&filter_);
-  }
-
-  friend bool operator==(const any_filter& a, const any_filter& b) noexcept {
-    return a.filter_ == b.filter_;
-  }
-
- private:
-  variant_type filter_;
-};
-
-/// A new empty filter. Throws std::invalid_argument unless exactly one of
-/// (capacity and fpr) or (bits and hashes) is given, and for any value a
-/// constructor refuses.
-[[nodiscard]] any_filter make_filter(const filter_spec& spec);
-
-/// A static fuse filter (kind fuse8 or fuse16) of the items whose
-/// key hashes (fuse8_filter::key_hash(item, seed)) are given; duplicates are
-/// counted once. Throws std::invalid_argument for another kind.
-[[nodiscard]] any_filter build_fuse_filter(filter_kind kind, std::span<const std::uint64_t> hashes,
-                                           std::uint64_t seed = 0);
-
-/// True for the static kinds (fuse8, fuse16).
-[[nodiscard]] constexpr bool is_static_kind(filter_kind kind) noexcept {
-  return kind == filter_kind::fuse8 || kind == filter_kind::fuse16;
-}
-
 /// The current format version, written into every file.
 inline constexpr std::uint16_t filter_format_version = 1;
+
+/// The kind recorded in a filter file's header (its magic and byte 10,
+/// docs/format.md), read from the first 11 bytes only: nothing else is
+/// checked, so a file that peeks as a kind may still fail to load. Nothing
+/// when the bytes do not start as a filter file of a known kind. The path
+/// form (peek_filter_kind) reads the first 11 bytes of a regular file and
+/// answers nothing for a missing, unreadable or non-regular path (loading it
+/// then says what is wrong); the bytes form (peek_filter_kind_bytes) reads a
+/// file's bytes already in memory.
+[[nodiscard]] std::optional<filter_kind> peek_filter_kind_bytes(std::string_view bytes) noexcept;
+[[nodiscard]] std::optional<filter_kind> peek_filter_kind(const std::filesystem::path& path);
 
 /// The file's bytes (docs/format.md).
 [[nodiscard]] std::string serialize_filter(const any_filter& filter);
@@ -205,9 +114,16 @@ void update_filter_file(const std::filesystem::path& path,
 /// words; counting and scalable filters are decoded and re-encoded.
 void add_to_filter_bytes(std::string& file, std::span<const std::string_view> items);
 
+/// Throws std::invalid_argument when `kind` is static, saying that the file
+/// at `path` cannot take items and how to rebuild it ("'PATH' is a fuse8
+/// filter, which is static: ..."). `ringbloom bloom add` calls it with
+/// peek_filter_kind before reading standard input.
+void refuse_static_add(const std::filesystem::path& path, filter_kind kind);
+
 /// A checkpointed stream of additions to the filter file `path`
 /// (io/checkpoint.hpp): add() items, checkpoint() when due() and at the end.
-/// Each checkpoint is add_to_filter_bytes under the file's lock. When
+/// Each checkpoint is add_to_filter_bytes under the file's lock; a static
+/// filter's file is refused there as refuse_static_add refuses it. When
 /// `items_in_file` is given, each checkpoint stores there the file's item
 /// count right after it (it must outlive the stream).
 [[nodiscard]] io::checkpointed_stream add_filter_stream(const std::filesystem::path& path,

@@ -1,0 +1,126 @@
+// ringbloom/filter/any_filter.hpp: a filter of any kind behind one type, and
+// making one from a spec.
+//
+// Use any_filter where the kind is chosen at run time (a file, a command-line
+// option, a Python argument): every call forwards to the filter inside. The
+// kinds are the rows of the kind table (filter_kinds.hpp); files of any kind
+// are read and written by filter_file.hpp.
+//
+// Guarantees: the answers, bits and counts are the inner filter's; the batch
+// calls (add_many, may_contain_many) dispatch on the kind once per call and
+// then run the kind's own batch path. Operations a kind does not have throw
+// std::invalid_argument with a sentence saying which kind has them.
+//
+// Example:
+//
+//   #include <ringbloom/filter/any_filter.hpp>
+//   ringbloom::filter_spec spec;  // blocked, xxh3 by default
+//   spec.capacity = 1'000'000;
+//   spec.fpr = 0.01;
+//   ringbloom::any_filter f = ringbloom::make_filter(spec);
+//   f.add("anna");
+//   bool maybe = f.may_contain("anna");  // true
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ringbloom/filter/filter_kinds.hpp"
+
+namespace ringbloom {
+
+/// A filter of any kind. Calls forward to the filter inside; operations a
+/// kind does not have throw std::invalid_argument with a sentence that says
+/// which kind has them. The fuse kinds are static: add, add_many, remove,
+/// merge and intersect throw std::invalid_argument saying to rebuild the
+/// filter from its whole key set (build_fuse_filter, or `ringbloom bloom
+/// create FILE --kind fuse8 --from KEYS.txt`). For them bits() is slots x
+/// fingerprint bits, hashes() is 3, explain() gives the three slots with
+/// their fingerprints as values.
+class any_filter {
+ public:
+  /// One alternative per row of the kind table (filter_kinds.hpp).
+  using variant_type = filter_kind_table::variant;
+
+  /// From a filter of any kind in the table (implicit by design).
+  template <class Filter>
+  requires std::is_constructible_v<variant_type, Filter&&> &&
+      (!std::is_same_v<std::remove_cvref_t<Filter>, any_filter>)any_filter(Filter&& f)
+      : filter_(std::forward<Filter>(f)) {}  // NOLINT
+
+  [[nodiscard]] filter_kind kind() const noexcept;
+  [[nodiscard]] hash_kind hash() const noexcept;
+  [[nodiscard]] std::uint64_t seed() const noexcept;
+  [[nodiscard]] std::uint64_t bits() const noexcept;
+  [[nodiscard]] std::uint32_t hashes() const noexcept;
+  [[nodiscard]] std::uint64_t items_added() const noexcept;
+  [[nodiscard]] bool read_only() const noexcept;
+
+  void add(std::string_view item);
+  [[nodiscard]] bool may_contain(std::string_view item) const;
+
+  /// add() for each item in order, through the kind's batch path where it
+  /// has one (blocked, blocked64, blocked1024, classic: hash a chunk,
+  /// prefetch, then set). The kind is dispatched once per call, not per item.
+  /// Static kinds throw std::invalid_argument as add does.
+  void add_many(std::span<const std::string_view> items);
+  void add_many(std::span<const std::string> items);
+
+  /// out[i] = may_contain(items[i]) for every i < items.size(), through the
+  /// kind's batch path where it has one (hash a chunk, prefetch, then probe);
+  /// returns how many are true. Dispatched once per call. Throws
+  /// std::invalid_argument when out.size() < items.size() (out is one bool
+  /// per item; std::vector<bool> has no span: use std::unique_ptr<bool[]>).
+  std::size_t may_contain_many(std::span<const std::string_view> items, std::span<bool> out) const;
+  std::size_t may_contain_many(std::span<const std::string> items, std::span<bool> out) const;
+  /// Counting filters only; other kinds throw std::invalid_argument
+  /// ("remove needs a counting filter; ...").
+  void remove(std::string_view item);
+  /// The item's probes (for --explain). Blocked positions are global bit
+  /// indexes; scalable probes carry their layer.
+  [[nodiscard]] std::vector<bit_probe> explain(std::string_view item) const;
+  [[nodiscard]] filter_stats stats() const;
+
+  /// Union / intersection with a filter of the same kind, m, k, hash and seed;
+  /// std::invalid_argument (filter unchanged) otherwise, saying what differs.
+  void merge(const any_filter& other);
+  void intersect(const any_filter& other);
+
+  [[nodiscard]] const variant_type& variant() const noexcept { return filter_; }
+  [[nodiscard]] variant_type& variant() noexcept { return filter_; }
+  template <class Filter>
+  [[nodiscard]] const Filter* get_if() const noexcept {
+    return std::get_if<Filter>(&filter_);
+  }
+  template <class Filter>
+  [[nodiscard]] Filter* get_if() noexcept {
+    return std::get_if<Filter>(&filter_);
+  }
+
+  friend bool operator==(const any_filter& a, const any_filter& b) noexcept {
+    return a.filter_ == b.filter_;
+  }
+
+ private:
+  variant_type filter_;
+};
+
+/// A new empty filter. Throws std::invalid_argument unless exactly one of
+/// (capacity and fpr) or (bits and hashes) is given, and for any value a
+/// constructor refuses.
+[[nodiscard]] any_filter make_filter(const filter_spec& spec);
+
+/// A static fuse filter (kind fuse8 or fuse16) of the items whose
+/// key hashes (fuse8_filter::key_hash(item, seed)) are given; duplicates are
+/// counted once. Throws std::invalid_argument for another kind.
+[[nodiscard]] any_filter build_fuse_filter(filter_kind kind, std::span<const std::uint64_t> hashes,
+                                           std::uint64_t seed = 0);
+
+}  // namespace ringbloom
