@@ -88,34 +88,6 @@ std::string_view cell_name(filter_kind kind) { return filter_kind_of(kind).cells
 /// A double for JSON: nlohmann writes infinities as null; say so explicitly.
 json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
-/// One line of JSON, never throwing on bytes that are not UTF-8 (items come
-/// from arbitrary input; such bytes become U+FFFD in the output).
-std::string json_line(const json& doc) {
-  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-void print_doc(const json& doc) {
-  if (stdout_is_terminal()) {
-    fmt::print("{}\n", doc.dump(2, ' ', false, json::error_handler_t::replace));
-  } else {
-    fmt::print("{}\n", json_line(doc));
-  }
-}
-
-/// Runs a command; an io_error from the library ("cannot open 'x': No such
-/// file or directory") gets the command's advice appended, so that every
-/// error says what to do.
-template <class Fn>
-void with_io_advice(std::string_view advice, Fn&& fn) {
-  try {
-    fn();
-  } catch (const io_error& e) {
-    const std::string_view what = e.what();
-    if (what.find(';') != std::string_view::npos) throw;
-    throw io_error(fmt::format("{}; {}", what, advice));
-  }
-}
-
 constexpr std::string_view read_advice =
     "check the file name, or create the filter first with 'ringbloom bloom create'";
 
@@ -181,9 +153,8 @@ std::vector<std::uint64_t> read_key_hashes(const create_options& o) {
     try {
       (void)io::check_input(o.from);  // directories, devices and sockets refused by name
     } catch (const io_error& e) {
-      const std::string_view what = e.what();
-      if (what.find(';') != std::string_view::npos) throw;
-      throw io_error(fmt::format("--from: {}; {}", what, advice));
+      if (e.has_advice()) throw;
+      throw io_error(fmt::format("--from: {}", e.sentence()), advice);
     }
     fd = ::open(o.from.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -253,17 +224,17 @@ void run_create_fuse(const create_options& o, filter_kind kind) {
                                                      : static_cast<double>(stats.bits) /
                                                            static_cast<double>(stats.items_added);
   if (o.json) {
-    print_doc(json{{"file", o.file},
-                   {"kind", filter_kind_name(stats.kind)},
-                   {"keys_read", hashes.size()},
-                   {"items", stats.items_added},
-                   {"bits", stats.bits},
-                   {"bits_per_item", bits_per_key},
-                   {"expected_fpr", stats.expected_fpr},
-                   {"hash", hash_name(stats.hash)},
-                   {"seed", stats.seed},
-                   {"memory_bytes", stats.memory_bytes},
-                   {"file_bytes", file_size}});
+    print_json(json{{"file", o.file},
+                    {"kind", filter_kind_name(stats.kind)},
+                    {"keys_read", hashes.size()},
+                    {"items", stats.items_added},
+                    {"bits", stats.bits},
+                    {"bits_per_item", bits_per_key},
+                    {"expected_fpr", stats.expected_fpr},
+                    {"hash", hash_name(stats.hash)},
+                    {"seed", stats.seed},
+                    {"memory_bytes", stats.memory_bytes},
+                    {"file_bytes", file_size}});
     return;
   }
   fmt::print(
@@ -356,7 +327,7 @@ void run_create(const create_options& o) {
       doc["capacity"] = o.capacity;
       doc["fpr"] = o.fpr;
     }
-    print_doc(doc);
+    print_json(doc);
     return;
   }
   fmt::print("created {}: {} filter, m = {} {}, k = {}, hash {} (seed {}), memory {}\n", o.file,
@@ -417,7 +388,7 @@ void add_create(CLI::App& bloom) {
               "0.01\n"
               "  ringbloom bloom create sstable-7.rbf --kind fuse8 --from keys.txt");
   cmd->callback([o] {
-    with_io_advice("check that the directory exists and is writable", [&] { run_create(*o); });
+    with_advice("check that the directory exists and is writable", [&] { run_create(*o); });
   });
 }
 
@@ -502,7 +473,7 @@ void run_add(const add_options& o) {
 
   const std::uint64_t added = stream.stats().durable_items;
   if (o.json) {
-    print_doc(json{{"file", o.file}, {"added", added}, {"items", items_now}});
+    print_json(json{{"file", o.file}, {"added", added}, {"items", items_now}});
     return;
   }
   fmt::print("added {} item{} to {} ({} items in the filter)\n", added, added == 1 ? "" : "s",
@@ -524,7 +495,7 @@ void add_add(CLI::App& bloom) {
               "ringbloom bloom add seen.rbf anna bora\n"
               "  tail -f access.log | cut -d' ' -f1 | ringbloom bloom add seen.rbf "
               "--checkpoint-seconds 5");
-  cmd->callback([o] { with_io_advice(read_advice, [&] { run_add(*o); }); });
+  cmd->callback([o] { with_advice(read_advice, [&] { run_add(*o); }); });
 }
 
 // --- check ----------------------------------------------------------------------
@@ -669,7 +640,7 @@ void add_check(CLI::App& bloom, context& ctx) {
   cmd->add_flag("--json", o->json,
                 "Print a JSON list of {\"key\", \"present\"} (and \"positions\" with --explain)");
   set_example(*cmd, "ringbloom bloom check seen.rbf anna cem --explain");
-  cmd->callback([o, &ctx] { with_io_advice(read_advice, [&] { run_check(*o, ctx); }); });
+  cmd->callback([o, &ctx] { with_advice(read_advice, [&] { run_check(*o, ctx); }); });
 }
 
 // --- info -----------------------------------------------------------------------
@@ -725,7 +696,7 @@ void run_info(const info_options& o) {
       }
       doc["layer_details"] = std::move(layers);
     }
-    print_doc(doc);
+    print_json(doc);
     return;
   }
 
@@ -776,7 +747,7 @@ void add_info(CLI::App& bloom) {
   cmd->add_option("file", o->file, "The filter file")->required();
   cmd->add_flag("--json", o->json, "Print as JSON");
   set_example(*cmd, "ringbloom bloom info seen.rbf --json");
-  cmd->callback([o] { with_io_advice(read_advice, [&] { run_info(*o); }); });
+  cmd->callback([o] { with_advice(read_advice, [&] { run_info(*o); }); });
 }
 
 // --- merge ----------------------------------------------------------------------
@@ -823,14 +794,14 @@ void run_merge(const merge_options& o) {
 
   const std::string_view operation = o.intersect ? "intersection" : "union";
   if (o.json) {
-    print_doc(json{{"operation", operation},
-                   {"inputs", json::array({o.a, o.b})},
-                   {"output", o.out},
-                   {"kind", filter_kind_name(result.kind)},
-                   {"items", result.items_added},
-                   {"bits_set", result.bits_set},
-                   {"fill_ratio", result.fill_ratio},
-                   {"expected_fpr", result.expected_fpr}});
+    print_json(json{{"operation", operation},
+                    {"inputs", json::array({o.a, o.b})},
+                    {"output", o.out},
+                    {"kind", filter_kind_name(result.kind)},
+                    {"items", result.items_added},
+                    {"bits_set", result.bits_set},
+                    {"fill_ratio", result.fill_ratio},
+                    {"expected_fpr", result.expected_fpr}});
     return;
   }
   fmt::print("wrote the {} of {} and {} to {}: {} items, fill {:.2f}%, expected fpr {:.4g}\n",
@@ -850,8 +821,8 @@ void add_merge(CLI::App& bloom) {
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   set_example(*cmd, "ringbloom bloom merge monday.rbf tuesday.rbf -o week.rbf");
   cmd->callback([o] {
-    with_io_advice("check the input file names and that the output directory is writable",
-                   [&] { run_merge(*o); });
+    with_advice("check the input file names and that the output directory is writable",
+                [&] { run_merge(*o); });
   });
 }
 
@@ -910,7 +881,7 @@ void run_remove(const remove_options& o) {
   });
 
   if (o.json) {
-    print_doc(json{{"file", o.file}, {"removed", items.size()}, {"items", items_now}});
+    print_json(json{{"file", o.file}, {"removed", items.size()}, {"items", items_now}});
     return;
   }
   fmt::print("removed {} item{} from {} ({} items in the filter)\n", items.size(),
@@ -925,7 +896,7 @@ void add_remove(CLI::App& bloom) {
                   "Items to remove (all or none); when none are given, read stdin");
   cmd->add_flag("--json", o->json, "Print the count as JSON");
   set_example(*cmd, "ringbloom bloom remove sessions.rbf session:7");
-  cmd->callback([o] { with_io_advice(read_advice, [&] { run_remove(*o); }); });
+  cmd->callback([o] { with_advice(read_advice, [&] { run_remove(*o); }); });
 }
 
 }  // namespace

@@ -34,17 +34,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-template <class Fn>
-void with_advice(std::string_view advice, Fn&& fn) {
-  try {
-    fn();
-  } catch (const io_error& e) {
-    const std::string_view what = e.what();
-    if (what.find(';') != std::string_view::npos) throw;
-    throw io_error(fmt::format("{}; {}", what, advice));
-  }
-}
-
 constexpr std::string_view read_advice =
     "check the file name, or create it with 'ringbloom quantile create'";
 
