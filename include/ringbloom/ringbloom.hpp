@@ -19,6 +19,7 @@
 #include "ringbloom/filter/fuse_filter.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
+#include "ringbloom/filter/windowed_bloom.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/checkpoint.hpp"
 #include "ringbloom/io/file_io.hpp"
