@@ -12,7 +12,7 @@
 // is no longer the one at `path`) and retries on the new one, so two updaters
 // never lose each other's work and no side-car lock file is left behind.
 //
-// Bounds rule (issue 17): no read takes more memory than the caller allows
+// Bounds rule: no read takes more memory than the caller allows
 // and the machine has, and none waits forever.
 //   - a regular file is read whole when its size is within `max_bytes` and
 //     the memory available (io/memory.hpp); otherwise it is refused before a

@@ -70,7 +70,7 @@ inline constexpr int topology_version = 1;
 inline constexpr std::uint64_t max_topology_points = std::uint64_t{1} << 24;
 
 /// The longest node name: 256 bytes (a 253-character DNS name with a port
-/// fits; the 50 MB name of issue 17 does not).
+/// fits; a hostile 50 MB name does not).
 inline constexpr std::size_t max_node_name_bytes = 256;
 
 /// The largest topology file read: 512 MiB (2^24 tokens of 20 digits fit).

@@ -1,4 +1,4 @@
-// ringbloom/tour/merkle_section.hpp: the tour's Merkle section (issue 13),
+// ringbloom/tour/merkle_section.hpp: the tour's Merkle section,
 // the numbers the German lesson's side note on Merkle trees did not show.
 //
 // What it measures. Replica A holds `rows` rows ("key-<i>" -> "value-<i>");

@@ -8,7 +8,7 @@
 // instructions, so a call into the library for the hash (and xxhash.h's own
 // inlining limits: compiled with -mavx2, xxhash 0.8.1 switches its code to
 // -O2 with `#pragma GCC optimize`, after which GCC refuses to inline it into
-// -O3 callers; issue 16) costs as much as the probe. So:
+// -O3 callers) costs as much as the probe. So:
 //   - items of at most 16 bytes are hashed by xxh3_64_short below, our own
 //     inline code of XXH3-64's short-input branches written from the XXH3
 //     specification (Collet, xxhash doc/xxhash_spec.md, "XXH3 algorithm
