@@ -262,7 +262,8 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     ringbloom::set_allocator_hook(&rb::redis_storage);
     rb::install_size_classes(ctx);
     api::SetModuleOptions(ctx, api::option_handle_io_errors | api::option_handle_repl_async_load);
-    if (!rb::register_bloom(ctx) || !rb::register_sketches(ctx)) return api::err;
+    if (!rb::register_bloom(ctx) || !rb::register_cf(ctx)) return api::err;
+    if (!rb::register_cms(ctx) || !rb::register_topk(ctx)) return api::err;
     if (!rb::register_tdigest(ctx)) return api::err;
     return api::ok;
   } catch (...) {

@@ -185,8 +185,11 @@ struct command_spec {
 /// Registers BF.* (commands/bf.cpp) and the others; false after logging
 /// when the server refused one.
 bool register_bloom(api::Ctx* ctx);
-/// Registers CF.*, CMS.* and TOPK.* (commands/cf.cpp).
-bool register_sketches(api::Ctx* ctx);
+/// Register CF.* (commands/cf.cpp), CMS.* (commands/cms.cpp) and TOPK.*
+/// (commands/topk.cpp) with their data types.
+bool register_cf(api::Ctx* ctx);
+bool register_cms(api::Ctx* ctx);
+bool register_topk(api::Ctx* ctx);
 bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t count);
 
 }  // namespace ringbloom::redis
