@@ -21,19 +21,19 @@
 namespace ringbloom::redis {
 namespace {
 
-constexpr std::uint32_t default_expansion = 2;
 constexpr std::uint64_t max_expansion = std::numeric_limits<std::uint32_t>::max();
 
 struct bf_options {
   long long capacity;
   double error_rate;
-  long long expansion = default_expansion;
+  long long expansion = 2;
   bool autocreate = true;
   bool nonscaling = false;
 };
 
 bf_options default_options() {
-  return {static_cast<long long>(settings().bf_capacity), settings().bf_error_rate};
+  return {static_cast<long long>(settings().bf_capacity), settings().bf_error_rate,
+          static_cast<long long>(settings().bf_expansion)};
 }
 
 layered_bloom_filter* create_chain(open_key& key, const bf_options& o) {
@@ -154,8 +154,8 @@ int bf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
 int bf_add(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const bool multi =
-        argc > 0 && c.arg(0).size() > 3 && (c.arg(0)[3] == 'm' || c.arg(0)[3] == 'M');
+    const std::string_view name = c.command();
+    const bool multi = name.size() > 3 && (name[3] == 'm' || name[3] == 'M');
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     return insert_items(c, 1, 2, default_options(), multi);
   });
@@ -206,8 +206,8 @@ int bf_insert(api::Ctx* ctx, api::String** argv, int argc) {
 int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const bool multi =
-        argc > 0 && c.arg(0).size() > 3 && (c.arg(0)[3] == 'm' || c.arg(0)[3] == 'M');
+    const std::string_view name = c.command();
+    const bool multi = name.size() > 3 && (name[3] == 'm' || name[3] == 'M');
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     // As RedisBloom: a missing key, or one of another type, contains nothing.

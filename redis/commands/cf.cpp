@@ -23,10 +23,6 @@ namespace {
 
 constexpr const char* cf_too_large = "ERR Insufficient memory to create filter";
 
-constexpr std::uint32_t cf_default_bucket_size = 2;
-constexpr std::uint32_t cf_default_max_iterations = 20;
-constexpr std::uint32_t cf_default_expansion = 1;
-
 /// How many sub-filters of a filter with these parameters fit in
 /// MAX_FILTER_BYTES together (0 when not even the first does). The
 /// library grows inside add(), at most one sub-filter per item, so the
@@ -77,9 +73,9 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
     if (argc < 3 || argc % 2 == 0) return c.wrong_arity();
     long long capacity = 0;
     if (!c.to_long(2, capacity)) return c.error("Bad capacity");
-    long long max_iterations = cf_default_max_iterations;
-    long long bucket_size = cf_default_bucket_size;
-    long long expansion = cf_default_expansion;
+    auto max_iterations = static_cast<long long>(settings().cf_max_iterations);
+    auto bucket_size = static_cast<long long>(settings().cf_bucket_size);
+    auto expansion = static_cast<long long>(settings().cf_expansion);
     const cf_option options[] = {{"MAXITERATIONS", 1, 65535, &max_iterations},
                                  {"BUCKETSIZE", 1, 255, &bucket_size},
                                  {"EXPANSION", 0, 32768, &expansion}};
@@ -129,7 +125,10 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
   key_status status;
   cuckoo_filter* f = complete_value<cf_traits>(key, status);
   if (status == key_status::empty && o.autocreate) {
-    cuckoo_filter::options opts;
+    cuckoo_filter::options opts;  // the configured defaults, as CF.RESERVE's
+    opts.bucket_size = static_cast<std::uint32_t>(settings().cf_bucket_size);
+    opts.max_kicks = static_cast<std::uint32_t>(settings().cf_max_iterations);
+    opts.expansion = static_cast<std::uint32_t>(settings().cf_expansion);
     if (cf_fitting_subs(static_cast<std::uint64_t>(o.capacity), opts) == 0) {
       return c.error(limit_error(cf_too_large, "cuckoo filter"));
     }
@@ -174,7 +173,7 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
 }
 
 bool ends_with_x(const call& c) {
-  const std::string_view name = c.arg(0);
+  const std::string_view name = c.command();
   return !name.empty() && (name.back() == 'x' || name.back() == 'X');
 }
 
@@ -205,7 +204,7 @@ int cf_insert(api::Ctx* ctx, api::String** argv, int argc) {
       if (c.is(pos, "CAPACITY")) {
         if (++pos == argc) return c.wrong_arity();
         if (!c.to_long(pos++, o.capacity)) return c.error("Bad capacity");
-        if (2 * static_cast<long long>(cf_default_bucket_size) > o.capacity) {
+        if (2 * static_cast<long long>(settings().cf_bucket_size) > o.capacity) {
           return c.error("Capacity must be at least (BucketSize * 2)");
         }
       } else if (c.is(pos, "ITEMS")) {
@@ -227,7 +226,7 @@ int cf_insert(api::Ctx* ctx, api::String** argv, int argc) {
 int cf_check(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const std::string_view name = c.arg(0);
+    const std::string_view name = c.command();
     const bool multi = name.size() > 3 && (name[3] == 'm' || name[3] == 'M');
     const bool count = !name.empty() && (name.back() == 't' || name.back() == 'T');
     if ((!multi && argc != 3) || (multi && argc < 3)) return c.wrong_arity();

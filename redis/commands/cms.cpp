@@ -31,7 +31,7 @@ int cms_init(api::Ctx* ctx, api::String** argv, int argc) {
     if (key.status(types().cms) != key_status::empty) return c.error("CMS: key already exists");
     long long width = 0;
     long long depth = 0;
-    if (c.is(0, "cms.initbydim")) {
+    if (c.command_is("cms.initbydim")) {
       if (!c.to_long(2, width) || width < 1) return c.error("CMS: invalid width");
       if (!c.to_long(3, depth) || depth < 1) return c.error("CMS: invalid depth");
     } else {

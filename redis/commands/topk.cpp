@@ -80,7 +80,7 @@ void reply_expelled(const call& c, const std::optional<std::string>& expelled) {
 int topk_add(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const bool incrby = c.is(0, "topk.incrby");
+    const bool incrby = c.command_is("topk.incrby");
     if (argc < 3 || (incrby && (argc < 4 || argc % 2 == 1))) return c.wrong_arity();
     open_key key(c, 1, api::key_read | api::key_write);
     key_status status;
@@ -117,7 +117,7 @@ int topk_query(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
     if (argc < 3) return c.wrong_arity();
-    const bool count = c.is(0, "topk.count");
+    const bool count = c.command_is("topk.count");
     open_key key(c, 1, api::key_read);
     key_status status;
     const top_k* t = complete_value<topk_traits>(key, status);

@@ -65,12 +65,13 @@ void bf_aof_rewrite(api::IO* io, api::String* key, void* value) noexcept {
   try {
     const auto* chain = static_cast<const layered_bloom_filter*>(value);
     const std::string header = chain->header();
-    api::EmitAOF(io, "BF.LOADCHUNK", "slb", key, 1LL, header.data(), header.size());
+    const std::string loadchunk = command_name("BF.LOADCHUNK");
+    api::EmitAOF(io, loadchunk.c_str(), "slb", key, 1LL, header.data(), header.size());
     std::uint64_t cursor = 1;
     for (;;) {
       const std::string chunk = chain->chunk(cursor);
       if (chunk.empty()) break;
-      api::EmitAOF(io, "BF.LOADCHUNK", "slb", key, static_cast<long long>(cursor), chunk.data(),
+      api::EmitAOF(io, loadchunk.c_str(), "slb", key, static_cast<long long>(cursor), chunk.data(),
                    chunk.size());
     }
   } catch (const std::exception& e) {

@@ -114,10 +114,11 @@ struct type_methods {
       if (!v->complete()) return;  // a half-restored value is not replayed
       const std::string image = Traits::image(*v->value);
       const std::string header = dump_header(image);
-      api::EmitAOF(io, Traits::loadchunk, "slb", key, 1LL, header.data(), header.size());
+      const std::string loadchunk = command_name(Traits::loadchunk);
+      api::EmitAOF(io, loadchunk.c_str(), "slb", key, 1LL, header.data(), header.size());
       for (std::size_t at = 0; at < image.size(); at += max_slice_bytes) {
         const std::size_t n = std::min(max_slice_bytes, image.size() - at);
-        api::EmitAOF(io, Traits::loadchunk, "slb", key, static_cast<long long>(1 + at + n),
+        api::EmitAOF(io, loadchunk.c_str(), "slb", key, static_cast<long long>(1 + at + n),
                      image.data() + at, n);
       }
     } catch (const std::exception& e) {
