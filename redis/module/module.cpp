@@ -142,6 +142,32 @@ void* hook_allocate(std::size_t bytes, std::size_t alignment) {
   return aligned;
 }
 
+/// RedisModule_TryCalloc where the server has it (Redis 7.4 and newer),
+/// else RedisModule_Calloc (which, as every allocation of the server's own,
+/// ends the server when the OS refuses the memory).
+void* module_calloc(std::size_t bytes) {
+  void* p = api::TryCalloc != nullptr ? api::TryCalloc(1, bytes) : api::Calloc(1, bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+// As hook_allocate, from calloc: jemalloc hands a large array fresh pages
+// from the OS, zero already, and the kernel commits each one when it is
+// first written. BF.RESERVE of a 1 GB filter answers at once and its
+// resident memory grows as items are added (RedisBloom does the same).
+void* hook_allocate_zeroed(std::size_t bytes, std::size_t alignment) {
+  if (served_directly(alignment)) return module_calloc(bytes);
+  const std::size_t align = std::min(alignment, served_alignment);
+  const std::size_t extra = align + sizeof(void*);
+  if (bytes > static_cast<std::size_t>(-1) - extra) throw std::bad_alloc();
+  void* raw = module_calloc(bytes + extra);
+  auto start = reinterpret_cast<std::uintptr_t>(raw) + sizeof(void*);
+  start = (start + align - 1) & ~(std::uintptr_t{align} - 1);
+  void* aligned = reinterpret_cast<void*>(start);
+  std::memcpy(static_cast<char*>(aligned) - sizeof(void*), &raw, sizeof(void*));
+  return aligned;
+}
+
 void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noexcept {
   if (p == nullptr) return;
   if (served_directly(alignment)) {
@@ -153,7 +179,7 @@ void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noex
   module_free(raw);
 }
 
-constexpr allocator_hook redis_storage{hook_allocate, hook_deallocate};
+constexpr allocator_hook redis_storage{hook_allocate, hook_deallocate, hook_allocate_zeroed};
 
 // jemalloc's size classes (Redis's allocator; jemalloc 5, 16-byte quantum):
 // 8, then multiples of 16 up to 128, then four classes per doubling,
@@ -224,11 +250,16 @@ setting* settings_table(std::size_t& count) {
       {"bf-error-rate", "ERROR_RATE", true, 0, 1, &m.bf_error_rate, nullptr, "in the range (0, 1)"},
       {"bf-initial-size", "INITIAL_SIZE", false, 1, 1 << 30, nullptr, &m.bf_capacity,
        "in the range [1, 1073741824]"},
-      {"bf-expansion-factor", nullptr, false, 1, 32768, nullptr, &m.bf_expansion, "in the range [1, 32768]"},
-      {"cf-bucket-size", nullptr, false, 2, 4, nullptr, &m.cf_bucket_size, "2 or 4 (ringbloom's cuckoo filter)"},
-      {"cf-initial-size", nullptr, false, 4, 1 << 30, nullptr, &m.cf_capacity, "in the range [4, 1073741824]"},
-      {"cf-max-iterations", nullptr, false, 1, 65535, nullptr, &m.cf_max_iterations, "in the range [1, 65535]"},
-      {"cf-expansion-factor", nullptr, false, 0, 32768, nullptr, &m.cf_expansion, "in the range [0, 32768]"},
+      {"bf-expansion-factor", nullptr, false, 1, 32768, nullptr, &m.bf_expansion,
+       "in the range [1, 32768]"},
+      {"cf-bucket-size", nullptr, false, 2, 4, nullptr, &m.cf_bucket_size,
+       "2 or 4 (ringbloom's cuckoo filter)"},
+      {"cf-initial-size", nullptr, false, 4, 1 << 30, nullptr, &m.cf_capacity,
+       "in the range [4, 1073741824]"},
+      {"cf-max-iterations", nullptr, false, 1, 65535, nullptr, &m.cf_max_iterations,
+       "in the range [1, 65535]"},
+      {"cf-expansion-factor", nullptr, false, 0, 32768, nullptr, &m.cf_expansion,
+       "in the range [0, 32768]"},
       {"cf-max-expansions", "CF_MAX_EXPANSIONS", false, 1, 65536, nullptr, &m.cf_max_expansions,
        "in the range [1, 65536]"},
       {"max-filter-bytes", "MAX_FILTER_BYTES", false, 4096, 4.0e18, nullptr, &m.max_filter_bytes,
@@ -427,6 +458,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     }
     if (api::IsModuleNameBusy("ringbloom")) return api::err;
     api::SetModuleAttribs(ctx, "ringbloom", 1, api::apiver_1);
+    api::load_one(ctx, "RedisModule_TryCalloc", &api::TryCalloc);
     if (!rb::parse_settings(ctx, argv, argc)) return api::err;
     ringbloom::set_allocator_hook(&rb::redis_storage);
     rb::install_size_classes(ctx);

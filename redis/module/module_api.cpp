@@ -24,6 +24,13 @@ get_api_fn lookup_of(Ctx* ctx) noexcept {
 
 }  // namespace
 
+bool load_function(Ctx* ctx, const char* name, void* out) noexcept {
+  const get_api_fn get_api = lookup_of(ctx);
+  if (get_api != nullptr && get_api(name, out) == ok) return true;
+  *static_cast<void**>(out) = nullptr;
+  return false;
+}
+
 bool load_optional(Ctx* ctx) noexcept {
   const get_api_fn get_api = lookup_of(ctx);
   bool all = get_api != nullptr;

@@ -185,6 +185,7 @@ struct CommandInfo {
 #define RINGBLOOM_REDIS_API(X)                                                                \
   X(Alloc, void*, (std::size_t bytes))                                                        \
   X(TryAlloc, void*, (std::size_t bytes))                                                     \
+  X(Calloc, void*, (std::size_t count, std::size_t bytes))                                    \
   X(Free, void, (void* ptr))                                                                  \
   X(MallocSize, std::size_t, (void* ptr))                                                     \
   X(SetModuleAttribs, void, (Ctx * ctx, const char* name, int ver, int apiver))               \
@@ -252,6 +253,17 @@ RINGBLOOM_REDIS_OPTIONAL_API(RINGBLOOM_REDIS_DECLARE)
 /// at the start of `ctx`. Returns nullptr when all were found, else the name
 /// of the first one the server does not have.
 const char* load(Ctx* ctx) noexcept;
+
+/// RedisModule_TryCalloc (Redis 7.4 and newer); null where the server lacks it.
+inline void* (*TryCalloc)(std::size_t count, std::size_t bytes) = nullptr;
+
+/// Fetches one function by its full name into `*out`, leaving it null when
+/// the server lacks it; true when found.
+bool load_function(Ctx* ctx, const char* name, void* out) noexcept;
+template <class F>
+bool load_one(Ctx* ctx, const char* name, F* out) noexcept {
+  return load_function(ctx, name, reinterpret_cast<void*>(out));
+}
 
 /// Fetches the functions of RINGBLOOM_REDIS_OPTIONAL_API; true when the
 /// server has all of them (else every one of them stays null).

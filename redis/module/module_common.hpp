@@ -27,7 +27,7 @@ struct module_settings {
   std::uint64_t cf_max_iterations = 20;  ///< cf-max-iterations: CF.RESERVE's default
   std::uint64_t cf_expansion = 1;        ///< cf-expansion-factor: CF.RESERVE's default
   std::uint64_t cf_max_expansions = 32;  ///< cf-max-expansions
-  std::uint64_t max_filter_bytes = std::uint64_t{1} << 30;  ///< max-filter-bytes, per value
+  std::uint64_t max_filter_bytes = std::uint64_t{1} << 32;  ///< max-filter-bytes, per value
   /// PREFIX: commands are registered as "<prefix>.bf.add" ...; empty: "bf.add".
   std::string prefix;
 };

@@ -79,7 +79,7 @@ def test_settings_are_configs_with_redisbloom_names(make_server):
     for name, default in (("bf-expansion-factor", "2"), ("cf-bucket-size", "2"),
                           ("cf-initial-size", "1024"), ("cf-max-iterations", "20"),
                           ("cf-expansion-factor", "1"), ("cf-max-expansions", "32"),
-                          ("max-filter-bytes", "1073741824")):
+                          ("max-filter-bytes", "4294967296")):
         assert config(c, name) == default, name
     c.execute_command("BF.ADD", "a", "x")
     assert c.execute_command("BF.INFO", "a", "CAPACITY") == [50]
