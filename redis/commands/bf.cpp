@@ -16,6 +16,7 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"
+#include "types/windowed_type.hpp"
 
 namespace ringbloom::redis {
 namespace {
@@ -498,7 +499,9 @@ bool register_bloom(api::Ctx* ctx) {
   methods.copy = bf_copy;
   types().bloom = api::CreateDataType(ctx, "RBloom-BF", encoding_version, &methods);
   if (types().bloom == nullptr) return false;
-  return register_commands(ctx, bloom_commands, std::size(bloom_commands));
+  // Windowed keys and creations with a window go to bf_window.cpp first.
+  const auto routed = with_window_routes(bloom_commands, std::size(bloom_commands));
+  return register_commands(ctx, routed.data(), routed.size()) && register_window(ctx);
 }
 
 }  // namespace ringbloom::redis
