@@ -247,6 +247,8 @@ nlohmann::json window_section_json(const tour::window_section& w) {
             {"rows", rows}}},
           {"dedup",
            {{"lines", d.lines},
+            {"hours", d.hours},
+            {"keys", d.keys},
             {"distinct_keys", d.distinct_keys},
             {"window_seconds", d.window_seconds},
             {"fpr", d.fpr},
