@@ -79,6 +79,15 @@ def test_time_window_with_a_replica_forgets_and_survives_restarts(make_server):
     wait_until(lambda: rc.info("replication")["master_link_status"] == "up", 30, "replica link")
     assert m.execute_command("BF.RESERVE", "w", P, per_window, "WINDOW", window) == b"OK"
     assert m.execute_command("BF.RESERVE", "c", P, 300, "WINDOWITEMS") == b"OK"
+    # Creation by BF.INSERT, a script and a transaction travel with their times too.
+    assert m.execute_command("BF.INSERT", "ins", "CAPACITY", 500, "WINDOW", 3,
+                             "ITEMS", "a", "b") == [1, 1]
+    assert m.eval("return redis.call('BF.MADD', KEYS[1], ARGV[1], ARGV[2])", 1, "ins",
+                  "lua:1", "lua:2") == [1, 1]
+    with m.pipeline(transaction=True) as tx:
+        tx.execute_command("BF.ADD", "ins", "multi:1")
+        tx.execute_command("BF.ADD", "c", "multi:1")
+        assert tx.execute() == [1, 1]
 
     # 100 batches of 70 items, one every 0.1 s: 2,100 items per window.
     added = []  # (time the batch was sent, its items)
@@ -98,7 +107,7 @@ def test_time_window_with_a_replica_forgets_and_survives_restarts(make_server):
     assert m.execute_command("WAIT", 1, 10000) == 1
     wait_until(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0, 60, "BGREWRITEAOF")
 
-    for key in ("w", "c"):
+    for key in ("w", "c", "ins"):
         assert digest(rc, key) == digest(m, key), key
     everything = [x for _, items in added for x in items]
     ours, theirs = same_generation_answers([m, rc], "w", everything, window)
@@ -125,13 +134,13 @@ def test_time_window_with_a_replica_forgets_and_survives_restarts(make_server):
     assert yes_forgotten / len(forgotten) <= rate_bound(P, len(forgotten)), yes_forgotten
 
     # Restarts: the replica from an RDB, the master from its AOF.
-    before = {k: digest(m, k) for k in ("w", "c")}
+    before = {k: digest(m, k) for k in ("w", "c", "ins")}
     assert rc.save()
     replica.restart()
     master.restart()
     m, rc = master.client(), replica.client()
-    assert {k: digest(m, k) for k in ("w", "c")} == before
-    assert {k: digest(rc, k) for k in ("w", "c")} == before
+    assert {k: digest(m, k) for k in ("w", "c", "ins")} == before
+    assert {k: digest(rc, k) for k in ("w", "c", "ins")} == before
     ours, theirs = same_generation_answers([m, rc], "w", everything, window)
     assert ours == theirs
     base = [f for f in os.listdir(os.path.join(master.dir, "appendonlydir")) if ".base." in f]
@@ -321,3 +330,64 @@ def test_wrong_types(r):
         r.execute_command("BF.RESERVE", "w", P, 100)  # the classic form sees another type
     with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
         r.execute_command("CF.ADD", "w", "a")
+
+
+def test_random_window_commands_keep_the_server_up(make_server):
+    """3,000 random BF commands on windowed keys (fixed seed): numbers of
+    every kind, missing and repeated options, binary items, images cut and
+    flipped. Every command is answered, the server stays up, and FLUSHALL
+    gives the memory back (slowlog and latency tracking off, as in
+    test_fuzz.py: FLUSHALL clears neither)."""
+    import random
+    s = make_server(config=["--slowlog-max-len", "0", "--latency-tracking", "no"])
+    r = s.client()
+    rng = random.Random(25)
+    r.execute_command("BF.RESERVE", "w0", P, 100, "WINDOW", 5)
+    r.execute_command("BF.MADD", "w0", *[f"x{i}" for i in range(50)])
+    image = r.dump("w0")
+    r.flushall()
+    baseline = r.info("memory")["used_memory"]
+    numbers = ["0", "-1", "1", "3", "0.5", "1e300", "-1e300", "inf", "-inf", "nan", "abc", "",
+               "9223372036854775807", "-9223372036854775808", "18446744073709551616", "1e-13"]
+    words = ["WINDOW", "WINDOWITEMS", "EXPANSION", "NONSCALING", "CAPACITY", "ERROR", "ITEMS",
+             "NOCREATE"]
+
+    def arg():
+        roll = rng.random()
+        if roll < 0.4:
+            return rng.choice(numbers)
+        if roll < 0.7:
+            return rng.choice(words)
+        if roll < 0.9:
+            return bytes(rng.randrange(256) for _ in range(rng.randrange(12)))
+        return f"{int(time.time() * 1000) + rng.randrange(-10**7, 10**7)}"
+
+    def command():
+        key = f"w{rng.randrange(4)}"
+        name = rng.choice(["BF.RESERVE", "BF.INSERT", "BF.ADD", "BF.MADD", "BF.EXISTS",
+                           "BF.MEXISTS", "BF.INFO", "BF.CARD", "BF.DEBUG", "BF.ADDAT",
+                           "BF.LOADWINDOW", "BF.SCANDUMP", "BF.LOADCHUNK"])
+        if name == "BF.LOADWINDOW":
+            cut = bytearray(image[:-10])
+            if cut and rng.random() < 0.7:
+                cut[rng.randrange(len(cut))] ^= 1 << rng.randrange(8)
+            return [name, key, bytes(cut[:rng.randrange(len(cut) + 1)])]
+        if name == "BF.RESERVE" and rng.random() < 0.5:
+            return [name, key, rng.choice(["0.01", "0.1"]), rng.choice(["10", "1000"]),
+                    *rng.choice([["WINDOW", arg()], ["WINDOWITEMS"], [arg(), arg()]])]
+        return [name, key] + [arg() for _ in range(rng.randrange(5))]
+
+    answers = errors = 0
+    for _ in range(30):
+        pipe = r.pipeline(transaction=False)
+        for _ in range(100):
+            pipe.execute_command(*command())
+        for reply in pipe.execute(raise_on_error=False):
+            assert not isinstance(reply, redis.ConnectionError)
+            errors += isinstance(reply, redis.ResponseError)
+            answers += not isinstance(reply, redis.ResponseError)
+    assert answers + errors == 3000
+    assert answers > 300 and errors > 300  # both paths exercised
+    assert r.ping()
+    r.flushall()
+    assert r.info("memory")["used_memory"] - baseline < 256 * 1024
