@@ -17,6 +17,7 @@
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"
 #include "types/bloom_type.hpp"
+#include "types/windowed_type.hpp"
 
 namespace ringbloom::redis {
 namespace {
@@ -389,7 +390,9 @@ const command_spec bloom_commands[] = {
 bool register_bloom(api::Ctx* ctx) {
   types().bloom = create_bloom_type(ctx);
   if (types().bloom == nullptr) return false;
-  return register_commands(ctx, bloom_commands, std::size(bloom_commands));
+  // Windowed keys and creations with a window go to bf_window.cpp first.
+  const auto routed = with_window_routes(bloom_commands, std::size(bloom_commands));
+  return register_commands(ctx, routed.data(), routed.size()) && register_window(ctx);
 }
 
 }  // namespace ringbloom::redis

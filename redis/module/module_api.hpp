@@ -217,6 +217,8 @@ struct CommandInfo {
   X(StringToLongLong, int, (const String* str, long long* value))                             \
   X(StringToDouble, int, (const String* str, double* value))                                  \
   X(ReplicateVerbatim, int, (Ctx * ctx))                                                      \
+  X(Replicate, int, (Ctx * ctx, const char* command, const char* format, ...))                \
+  X(Milliseconds, long long, ())                                                              \
   X(SaveUnsigned, void, (IO * io, std::uint64_t value))                                       \
   X(LoadUnsigned, std::uint64_t, (IO * io))                                                   \
   X(SaveStringBuffer, void, (IO * io, const char* buf, std::size_t len))                      \

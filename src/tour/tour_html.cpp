@@ -772,6 +772,7 @@ std::string render_tour_html(const tour::tour_result& tour) {
   section_merkle(h, tour);
   section_strategies(h, tour);
   section_systems(h, tour);
+  h += render_window_html(tour.window);
   h += "</body>\n</html>\n";
   return h;
 }

@@ -280,6 +280,7 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
   doc["strategies"] = {
       {"keys", tour.strategies.keys}, {"ring_vnodes", tour.strategies.ring_vnodes}, {"runs", runs}};
   doc["systems"] = systems_json(tour.systems);
+  doc["window"] = window_section_json(tour.window);
   return doc;
 }
 

@@ -25,4 +25,9 @@ namespace ringbloom::tour {
 [[nodiscard]] nlohmann::json sketch_section_json(const tour::sketch_section& sketches);
 [[nodiscard]] std::string render_sketch_html(const tour::sketch_section& sketches);
 
+/// Section 11 (filters that forget) in each face (window_render.cpp).
+[[nodiscard]] std::string render_window_text(const tour::window_section& window);
+[[nodiscard]] nlohmann::json window_section_json(const tour::window_section& window);
+[[nodiscard]] std::string render_window_html(const tour::window_section& window);
+
 }  // namespace ringbloom::tour
