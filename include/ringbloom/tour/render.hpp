@@ -25,4 +25,9 @@ namespace ringbloom::tour {
 [[nodiscard]] nlohmann::json sketch_section_json(const tour::sketch_section& sketches);
 [[nodiscard]] std::string render_sketch_html(const tour::sketch_section& sketches);
 
+/// Section 11 (quantiles) as text and JSON (quantile_render.cpp); its HTML,
+/// with the chart, is in tour_html.cpp.
+[[nodiscard]] std::string render_quantile_text(const tour::quantile_section& quantiles);
+[[nodiscard]] nlohmann::json quantile_section_json(const tour::quantile_section& quantiles);
+
 }  // namespace ringbloom::tour
