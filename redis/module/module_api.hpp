@@ -213,6 +213,8 @@ struct CommandInfo {
   X(ReplyWithStringBuffer, int, (Ctx * ctx, const char* buf, std::size_t len))                \
   X(ReplyWithNull, int, (Ctx * ctx))                                                          \
   X(ReplyWithDouble, int, (Ctx * ctx, double value))                                          \
+  X(ReplyWithMap, int, (Ctx * ctx, long pairs))                                               \
+  X(GetContextFlags, int, (Ctx * ctx))                                                        \
   X(StringPtrLen, const char*, (const String* str, std::size_t* len))                         \
   X(StringToLongLong, int, (const String* str, long long* value))                             \
   X(StringToDouble, int, (const String* str, double* value))                                  \

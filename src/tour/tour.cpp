@@ -150,6 +150,7 @@ tour_options tour_options::quick() {
   o.sketches = sketch_options::quick();
   o.merkle = merkle_tour_options::quick();
   o.window = window_tour_options::quick();
+  o.quantiles = quantile_tour_options::quick();
   return o;
 }
 
@@ -528,6 +529,7 @@ tour_result run_tour(const tour_options& options) {
   t.strategies = measure_strategies(options.keys, options.vnodes);
   t.systems = measure_systems(options.keys, 10);
   t.window = measure_window(options.window);
+  t.quantiles = measure_quantiles(options.quantiles);
   return t;
 }
 

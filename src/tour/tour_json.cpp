@@ -236,6 +236,7 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
                     {"formula_curve", formula}}},
                   {"memory", memory}};
   doc["sketches"] = sketch_section_json(tour.sketches);
+  doc["quantiles"] = quantile_section_json(tour.quantiles);
   json merkle_exchanges = json::array();
   for (const auto& e : tour.merkle.exchanges) {
     merkle_exchanges.push_back({{"differences", e.differences},

@@ -29,5 +29,9 @@ namespace ringbloom::tour {
 [[nodiscard]] std::string render_window_text(const tour::window_section& window);
 [[nodiscard]] nlohmann::json window_section_json(const tour::window_section& window);
 [[nodiscard]] std::string render_window_html(const tour::window_section& window);
+/// Section 12 (quantiles) as text and JSON (quantile_render.cpp); its HTML,
+/// with the chart, is in tour_html.cpp.
+[[nodiscard]] std::string render_quantile_text(const tour::quantile_section& quantiles);
+[[nodiscard]] nlohmann::json quantile_section_json(const tour::quantile_section& quantiles);
 
 }  // namespace ringbloom::tour
