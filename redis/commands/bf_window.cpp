@@ -105,7 +105,8 @@ constexpr const char* both_windows_error =
     "ERR WINDOW and WINDOWITEMS exclude each other: WINDOW seconds forgets by time, "
     "WINDOWITEMS after capacity more items; give one";
 constexpr const char* bad_window_error =
-    "ERR bad window: WINDOW takes a number of seconds above 0, such as 3600";
+    "ERR bad window: WINDOW takes a number of seconds of at least 0.001 (the server's clock "
+    "counts milliseconds), such as 3600";
 constexpr const char* no_growth_error =
     "ERR a windowed filter does not grow, it forgets: drop EXPANSION and NONSCALING";
 
@@ -115,7 +116,7 @@ const char* read_window(const call& c, int at, window_options& o) {
   if (o.window_given) return both_windows_error;
   if (at + 1 >= c.argc) return bad_window_error;
   double w = 0;
-  if (!c.to_double(at + 1, w) || !std::isfinite(w) || w <= 0) return bad_window_error;
+  if (!c.to_double(at + 1, w) || !std::isfinite(w) || w < 0.001) return bad_window_error;
   o.kind = window_kind::time;
   o.window_seconds = w;
   o.window_given = true;

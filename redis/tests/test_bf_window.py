@@ -284,6 +284,7 @@ def test_damaged_payloads_are_refused(r):
 @pytest.mark.parametrize("args,message", [
     (["BF.RESERVE", "k", "0.01", "100", "WINDOW", "0"], "bad window"),
     (["BF.RESERVE", "k", "0.01", "100", "WINDOW", "-3"], "bad window"),
+    (["BF.RESERVE", "k", "0.01", "100", "WINDOW", "1e-300"], "bad window"),
     (["BF.RESERVE", "k", "0.01", "100", "WINDOW", "inf"], "bad window"),
     (["BF.RESERVE", "k", "0.01", "100", "WINDOW", "soon"], "bad window"),
     (["BF.RESERVE", "k", "0.01", "100", "WINDOW"], "bad window"),
