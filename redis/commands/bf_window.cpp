@@ -86,11 +86,6 @@ long long command_time_ms(const windowed_bloom_filter& f) {
 
 double seconds(long long ms) noexcept { return static_cast<double>(ms) / 1000.0; }
 
-/// A command's name as this server knows it, for what this file replicates
-/// and writes into the AOF (BF.ADDAT, BF.MADD, BF.RESERVE, BF.LOADWINDOW).
-/// The one place to add a load-time command prefix.
-std::string server_name(std::string_view name) { return std::string(name); }
-
 /// The time a read uses: the command's time (time windows) or 0 (count).
 double read_time(const windowed_bloom_filter& f) {
   return f.kind() == window_kind::time ? seconds(command_time_ms(f)) : 0.0;
@@ -161,10 +156,10 @@ void replicate_creation(const call& c, const window_options& o) {
   const std::string capacity = std::to_string(o.capacity);
   if (o.kind == window_kind::time) {
     const std::string w = fmt::format("{}", o.window_seconds);
-    api::Replicate(c.ctx, server_name("BF.RESERVE").c_str(), "scccc", c.argv[1], rate.c_str(),
+    api::Replicate(c.ctx, command_name("BF.RESERVE").c_str(), "scccc", c.argv[1], rate.c_str(),
                    capacity.c_str(), "WINDOW", w.c_str());
   } else {
-    api::Replicate(c.ctx, server_name("BF.RESERVE").c_str(), "sccc", c.argv[1], rate.c_str(),
+    api::Replicate(c.ctx, command_name("BF.RESERVE").c_str(), "sccc", c.argv[1], rate.c_str(),
                    capacity.c_str(), "WINDOWITEMS");
   }
 }
@@ -192,9 +187,10 @@ int add_items(const call& c, window_value& v, int first, bool multi) {
     }
   }
   if (f.kind() == window_kind::time) {
-    api::Replicate(c.ctx, server_name("BF.ADDAT").c_str(), "slv", c.argv[1], ms, c.argv + first, n);
+    api::Replicate(c.ctx, command_name("BF.ADDAT").c_str(), "slv", c.argv[1], ms, c.argv + first,
+                   n);
   } else {
-    api::Replicate(c.ctx, server_name("BF.MADD").c_str(), "sv", c.argv[1], c.argv + first, n);
+    api::Replicate(c.ctx, command_name("BF.MADD").c_str(), "sv", c.argv[1], c.argv + first, n);
   }
   if (!multi) return c.integer(fresh[0]);
   c.array(static_cast<long>(n));
@@ -549,7 +545,7 @@ void window_rdb_save(api::IO* io, void* value) noexcept {
 void window_aof_rewrite(api::IO* io, api::String* key, void* value) noexcept {
   try {
     const std::string image = static_cast<const window_value*>(value)->filter.serialize();
-    api::EmitAOF(io, server_name("BF.LOADWINDOW").c_str(), "sb", key, image.data(), image.size());
+    api::EmitAOF(io, command_name("BF.LOADWINDOW").c_str(), "sb", key, image.data(), image.size());
   } catch (const std::exception& e) {
     api::LogIOError(io, "warning", "ringbloom: could not rewrite a windowed BF value: %s",
                     e.what());

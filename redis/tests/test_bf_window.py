@@ -392,3 +392,34 @@ def test_random_window_commands_keep_the_server_up(make_server):
     assert r.ping()
     r.flushall()
     assert r.info("memory")["used_memory"] - baseline < 256 * 1024
+
+
+def test_prefixed_windowed_writes_replicate_and_rewrite_under_the_prefix(make_server):
+    """With PREFIX rb the windowed writes travel as rb.BF.ADDAT (and
+    rb.BF.RESERVE, rb.BF.MADD), and the AOF rewrite emits rb.BF.LOADWINDOW:
+    a replica and a restart from the AOF hold the same bits."""
+    master = make_server(subdir="m", module_args=["PREFIX", "rb"],
+                         config=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"])
+    replica = make_server(subdir="r", module_args=["PREFIX", "rb"])
+    m, rc = master.client(), replica.client()
+    rc.replicaof("127.0.0.1", master.port)
+    wait_until(lambda: rc.info("replication")["master_link_status"] == "up", 30, "replica link")
+    m.execute_command("rb.bf.reserve", "w", P, 1000, "WINDOW", 60)
+    m.execute_command("rb.bf.madd", "w", *[f"a{i}" for i in range(300)])
+    m.execute_command("rb.bf.insert", "n", "CAPACITY", 100, "WINDOWITEMS", "ITEMS", "x", "y")
+    m.execute_command("rb.bf.insert", "t", "WINDOW", 30, "ITEMS", "x", "y")
+    m.bgrewriteaof()
+    wait_until(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0, 60, "the rewrite")
+    m.execute_command("rb.bf.add", "w", "after")
+    assert m.execute_command("WAIT", 1, 10000) == 1
+    keys = ("w", "n", "t")
+    before = {k: digest(m, k) for k in keys}
+    assert {k: digest(rc, k) for k in keys} == before
+    master.restart()
+    m = master.client()
+    assert {k: digest(m, k) for k in keys} == before
+    assert m.execute_command("rb.bf.exists", "w", "after") == 1
+    folder = os.path.join(master.dir, "appendonlydir")
+    text = b"".join(open(os.path.join(folder, f), "rb").read() for f in os.listdir(folder)
+                    if ".base." in f or ".incr." in f)
+    assert b"rb.BF.LOADWINDOW" in text and b"rb.BF.ADDAT" in text
