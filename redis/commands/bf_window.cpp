@@ -133,15 +133,22 @@ const char* read_window_items(window_options& o) {
 /// The new filter for `o`, or an error reply's sentence in `error`.
 window_value* create(const window_options& o, std::string& error) {
   const auto n = static_cast<std::uint64_t>(o.capacity);
-  try {
-    const auto size = windowed_math::size_for(n, o.error_rate);
-    if (size.superblocks > max_window_bytes() / (windowed_math::superblock_bits / 8)) {
-      error = too_large_error();
-      return nullptr;
-    }
-  } catch (const std::invalid_argument& e) {
-    // Past the library's largest filter: too large; a rate it refuses: say so.
-    error = o.error_rate >= 1e-12 ? too_large_error() : std::string("ERR ") + e.what();
+  if (o.error_rate < 1e-12) {
+    error = "ERR bad error rate: a windowed filter reaches rates down to 1e-12; pass a larger one";
+    return nullptr;
+  }
+  // Refuse before allocating what would pass the limit: the filter fits when
+  // some k reaches the rate with the largest allowed array (the rate falls
+  // as super-blocks are added, as the library's sizing search assumes).
+  // Sixteen rates, instead of a second sizing search besides the library's.
+  const std::uint64_t limit = max_window_bytes() / (windowed_math::superblock_bits / 8);
+  const auto g = static_cast<double>(windowed_math::generation_items(n));
+  bool fits = false;
+  for (std::uint32_t k = 1; k <= 16 && !fits; ++k) {
+    fits = windowed_math::fpr(g, limit, k) <= o.error_rate;
+  }
+  if (!fits) {
+    error = too_large_error();
     return nullptr;
   }
   return make_value(o.kind == window_kind::time

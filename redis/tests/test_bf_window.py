@@ -105,7 +105,8 @@ def test_time_window_with_a_replica_forgets_and_survives_restarts(make_server):
             m.bgrewriteaof()  # the base: BF.LOADWINDOW; later writes: BF.ADDAT
     assert time.time() - start >= 9.9
     assert m.execute_command("WAIT", 1, 10000) == 1
-    wait_until(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0, 60, "BGREWRITEAOF")
+    wait_until(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0 and
+               m.info("persistence")["aof_rewrite_scheduled"] == 0, 60, "BGREWRITEAOF")
 
     for key in ("w", "c", "ins"):
         assert digest(rc, key) == digest(m, key), key
@@ -412,8 +413,9 @@ def test_prefixed_windowed_writes_replicate_and_rewrite_under_the_prefix(make_se
     m.execute_command("rb.bf.madd", "w", *[f"a{i}" for i in range(300)])
     m.execute_command("rb.bf.insert", "n", "CAPACITY", 100, "WINDOWITEMS", "ITEMS", "x", "y")
     m.execute_command("rb.bf.insert", "t", "WINDOW", 30, "ITEMS", "x", "y")
-    m.bgrewriteaof()
-    wait_until(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0, 60, "the rewrite")
+    m.bgrewriteaof()  # scheduled after the replica's sync, if that is still saving
+    wait_until(lambda: m.info("persistence")["aof_rewrite_in_progress"] == 0 and
+               m.info("persistence")["aof_rewrite_scheduled"] == 0, 60, "the rewrite")
     m.execute_command("rb.bf.add", "w", "after")
     assert m.execute_command("WAIT", 1, 10000) == 1
     keys = ("w", "n", "t")
