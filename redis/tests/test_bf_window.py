@@ -299,6 +299,7 @@ def test_damaged_payloads_are_refused(r):
     (["BF.RESERVE", "k", "0.01", "100", "WINDOWITEMS", "NONSCALING"], "does not grow"),
     (["BF.RESERVE", "k", "0.01", "100", "WINDOW", "5", "FOO"], "unknown argument: 'FOO'"),
     (["BF.RESERVE", "k", "2", "100", "WINDOW", "5"], "error rate"),
+    (["BF.RESERVE", "k", "1e-13", "100", "WINDOW", "5"], "rates down to 1e-12"),
     (["BF.RESERVE", "k", "0.01", "0", "WINDOW", "5"], "capacity should be larger than 0"),
     (["BF.RESERVE", "k", "1e-6", "100000000000", "WINDOW", "5"], "Insufficient memory"),
     (["BF.INSERT", "k", "WINDOW", "x", "ITEMS", "a"], "bad window"),
