@@ -105,7 +105,8 @@ constexpr const char* both_windows_error =
     "ERR WINDOW and WINDOWITEMS exclude each other: WINDOW seconds forgets by time, "
     "WINDOWITEMS after capacity more items; give one";
 constexpr const char* bad_window_error =
-    "ERR bad window: WINDOW takes a number of seconds above 0, such as 3600";
+    "ERR bad window: WINDOW takes a number of seconds of at least 0.001 (the server's clock "
+    "counts milliseconds), such as 3600";
 constexpr const char* no_growth_error =
     "ERR a windowed filter does not grow, it forgets: drop EXPANSION and NONSCALING";
 
@@ -115,7 +116,7 @@ const char* read_window(const call& c, int at, window_options& o) {
   if (o.window_given) return both_windows_error;
   if (at + 1 >= c.argc) return bad_window_error;
   double w = 0;
-  if (!c.to_double(at + 1, w) || !std::isfinite(w) || w <= 0) return bad_window_error;
+  if (!c.to_double(at + 1, w) || !std::isfinite(w) || w < 0.001) return bad_window_error;
   o.kind = window_kind::time;
   o.window_seconds = w;
   o.window_given = true;
@@ -132,15 +133,22 @@ const char* read_window_items(window_options& o) {
 /// The new filter for `o`, or an error reply's sentence in `error`.
 window_value* create(const window_options& o, std::string& error) {
   const auto n = static_cast<std::uint64_t>(o.capacity);
-  try {
-    const auto size = windowed_math::size_for(n, o.error_rate);
-    if (size.superblocks > max_window_bytes() / (windowed_math::superblock_bits / 8)) {
-      error = too_large_error();
-      return nullptr;
-    }
-  } catch (const std::invalid_argument& e) {
-    // Past the library's largest filter: too large; a rate it refuses: say so.
-    error = o.error_rate >= 1e-12 ? too_large_error() : std::string("ERR ") + e.what();
+  if (o.error_rate < 1e-12) {
+    error = "ERR bad error rate: a windowed filter reaches rates down to 1e-12; pass a larger one";
+    return nullptr;
+  }
+  // Refuse before allocating what would pass the limit: the filter fits when
+  // some k reaches the rate with the largest allowed array (the rate falls
+  // as super-blocks are added, as the library's sizing search assumes).
+  // Sixteen rates, instead of a second sizing search besides the library's.
+  const std::uint64_t limit = max_window_bytes() / (windowed_math::superblock_bits / 8);
+  const auto g = static_cast<double>(windowed_math::generation_items(n));
+  bool fits = false;
+  for (std::uint32_t k = 1; k <= 16 && !fits; ++k) {
+    fits = windowed_math::fpr(g, limit, k) <= o.error_rate;
+  }
+  if (!fits) {
+    error = too_large_error();
     return nullptr;
   }
   return make_value(o.kind == window_kind::time
@@ -155,11 +163,11 @@ void replicate_creation(const call& c, const window_options& o) {
   const std::string capacity = std::to_string(o.capacity);
   if (o.kind == window_kind::time) {
     const std::string w = fmt::format("{}", o.window_seconds);
-    api::Replicate(c.ctx, "BF.RESERVE", "scccc", c.argv[1], rate.c_str(), capacity.c_str(),
-                   "WINDOW", w.c_str());
+    api::Replicate(c.ctx, command_name("BF.RESERVE").c_str(), "scccc", c.argv[1], rate.c_str(),
+                   capacity.c_str(), "WINDOW", w.c_str());
   } else {
-    api::Replicate(c.ctx, "BF.RESERVE", "sccc", c.argv[1], rate.c_str(), capacity.c_str(),
-                   "WINDOWITEMS");
+    api::Replicate(c.ctx, command_name("BF.RESERVE").c_str(), "sccc", c.argv[1], rate.c_str(),
+                   capacity.c_str(), "WINDOWITEMS");
   }
 }
 
@@ -186,9 +194,10 @@ int add_items(const call& c, window_value& v, int first, bool multi) {
     }
   }
   if (f.kind() == window_kind::time) {
-    api::Replicate(c.ctx, "BF.ADDAT", "slv", c.argv[1], ms, c.argv + first, n);
+    api::Replicate(c.ctx, command_name("BF.ADDAT").c_str(), "slv", c.argv[1], ms, c.argv + first,
+                   n);
   } else {
-    api::Replicate(c.ctx, "BF.MADD", "sv", c.argv[1], c.argv + first, n);
+    api::Replicate(c.ctx, command_name("BF.MADD").c_str(), "sv", c.argv[1], c.argv + first, n);
   }
   if (!multi) return c.integer(fresh[0]);
   c.array(static_cast<long>(n));
@@ -543,7 +552,7 @@ void window_rdb_save(api::IO* io, void* value) noexcept {
 void window_aof_rewrite(api::IO* io, api::String* key, void* value) noexcept {
   try {
     const std::string image = static_cast<const window_value*>(value)->filter.serialize();
-    api::EmitAOF(io, "BF.LOADWINDOW", "sb", key, image.data(), image.size());
+    api::EmitAOF(io, command_name("BF.LOADWINDOW").c_str(), "sb", key, image.data(), image.size());
   } catch (const std::exception& e) {
     api::LogIOError(io, "warning", "ringbloom: could not rewrite a windowed BF value: %s",
                     e.what());
