@@ -372,6 +372,34 @@ std::size_t windowed_bloom_filter::may_contain_many(std::span<const std::string_
   return found;
 }
 
+std::size_t windowed_bloom_filter::test_and_add_many(std::span<const std::string_view> items,
+                                                     std::span<const double> times,
+                                                     std::span<bool> seen) {
+  if (seen.size() < items.size() || (kind_ == window_kind::time && times.size() < items.size())) {
+    throw std::invalid_argument("test_and_add_many needs an answer slot" +
+                                std::string(kind_ == window_kind::time ? " and a time" : "") +
+                                " for every item (" + std::to_string(items.size()) +
+                                " items); pass spans as long as the items");
+  }
+  std::size_t found = 0;
+  std::array<std::uint64_t, batch_chunk> xs{};
+  for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
+    const std::size_t n = std::min(batch_chunk, items.size() - start);
+    for (std::size_t i = 0; i < n; ++i) {
+      xs[i] = hash_item(items[start + i]);
+      prefetch_superblock(words_.data() + detail::fastrange64(xs[i], superblocks_) * sb_words);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const double now = kind_ == window_kind::time ? times[start + i] : 0;
+      const bool r = may_contain_hash(xs[i], now);
+      add_hash(xs[i], now);
+      seen[start + i] = r;
+      found += r ? 1 : 0;
+    }
+  }
+  return found;
+}
+
 // --- stats ------------------------------------------------------------------------
 
 double windowed_bloom_filter::expected_fpr(double now) const {
