@@ -1049,6 +1049,15 @@ std::string describe_window(const windowed_bloom_filter& f) {
                      f.capacity(), f.capacity(), windowed_math::generations * f.generation_items());
 }
 
+/// --at given for a count window, which counts insertions and has no time.
+void refuse_count_at(const windowed_bloom_filter& f, const CLI::Option* at_opt,
+                     const std::string& file) {
+  if (at_opt->count() == 0 || f.kind() == window_kind::time) return;
+  throw usage_error(fmt::format(
+      "'{}' has a count window (the last {} insertions), which takes no time; drop --at", file,
+      f.capacity()));
+}
+
 json windowed_json(const std::string& file, const windowed_bloom_filter& f) {
   return json{{"file", file},
               {"kind", "windowed"},
@@ -1076,7 +1085,7 @@ void run_create_windowed(const create_options& o) {
   }
   if (o.fpr_opt->count() == 0) {
     throw usage_error(
-        "a windowed filter needs --fpr P, its false-positive rate (for example --fpr 0.01)");
+        "a windowed filter needs its false-positive rate; give --fpr P, for example --fpr 0.01");
   }
   const windowed_bloom_filter f =
       make_windowed(o.window, o.capacity_opt, o.capacity, o.fpr, o.seed);
@@ -1096,6 +1105,7 @@ void run_create_windowed(const create_options& o) {
 }
 
 void run_add_windowed(const add_options& o) {
+  if (o.at_opt->count() > 0) refuse_count_at(load_windowed(o.file), o.at_opt, o.file);
   const auto now = [&] { return o.at_opt->count() > 0 ? o.at : unix_now(); };
   windowed_add_stream stream(o.file, add_policy(o));
   if (!o.items.empty()) {
@@ -1125,6 +1135,7 @@ void run_check_windowed(const check_options& o, context& ctx) {
                     o.file));
   }
   const windowed_bloom_filter f = load_windowed(o.file);
+  refuse_count_at(f, o.at_opt, o.file);
   std::vector<std::string_view> views;
   answer_items(
       o, ctx,
@@ -1137,6 +1148,7 @@ void run_check_windowed(const check_options& o, context& ctx) {
 
 void run_info_windowed(const info_options& o) {
   const windowed_bloom_filter f = load_windowed(o.file);
+  refuse_count_at(f, o.at_opt, o.file);
   // Before the filter's latest time the clock would read a window the file
   // has already moved past: report at the later of the two.
   const double at = o.at_opt->count() > 0 ? o.at : std::max(unix_now(), f.latest_time());
@@ -1217,7 +1229,7 @@ windowed_bloom_filter dedup_filter(const dedup_options& o, bool& exists) {
   if (!exists) {
     if (!o.window.given()) {
       throw usage_error(
-          "dedup needs a window: --window SECONDS --capacity N (forget by time) or "
+          "dedup needs a window; give --window SECONDS --capacity N (forget by time) or "
           "--window-items N (forget by count)");
     }
     return make_windowed(o.window, o.capacity_opt, o.capacity, o.fpr, 0);
