@@ -50,6 +50,7 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/filter_kinds.hpp"
+#include "ringbloom/filter/windowed_dedup.hpp"
 #include "ringbloom/filter/windowed_file.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/file_io.hpp"
@@ -1154,54 +1155,40 @@ void run_info_windowed(const info_options& o) {
   const double at = o.at_opt->count() > 0 ? o.at : std::max(unix_now(), f.latest_time());
   const double rate = f.expected_fpr(at);
   const std::uint32_t overfull = f.overfull_generations(at);
-  const std::uint64_t in_window = f.items_in_window(at);
   std::error_code ec;
-  const std::uint64_t disk = fs::file_size(o.file, ec);
-  const double bits_per_item = static_cast<double>(f.bits()) / static_cast<double>(f.capacity());
-  if (o.json) {
-    json doc = windowed_json(o.file, f);
-    doc.update(json{{"generations", windowed_math::generations},
-                    {"generation_items", f.generation_items()},
-                    {"bits", f.bits()},
-                    {"bits_per_window_item", bits_per_item},
-                    {"items_added", f.items_added()},
-                    {"items_in_window", in_window},
-                    {"latest_time", f.latest_time()},
-                    {"at", at},
-                    {"expected_fpr", rate},
-                    {"overfull_generations", overfull},
-                    {"size_on_disk", disk}});
-    print_json(doc);
-    return;
-  }
+  json doc = windowed_json(o.file, f);
+  doc.update(json{{"generations", windowed_math::generations},
+                  {"generation_items", f.generation_items()},
+                  {"bits", f.bits()},
+                  {"items_added", f.items_added()},
+                  {"items_in_window", f.items_in_window(at)},
+                  {"latest_time", f.latest_time()},
+                  {"at", at},
+                  {"expected_fpr", rate},
+                  {"overfull_generations", overfull},
+                  {"size_on_disk", fs::file_size(o.file, ec)}});
+  if (o.json) return print_json(doc);
   const auto row = [](std::string_view label, const std::string& value) {
-    fmt::print("{:<20}{}\n", label, value);
+    fmt::print("{:<16}{}\n", label, value);
   };
   row("file", o.file);
   row("kind", f.kind() == window_kind::time ? "windowed, by time" : "windowed, by count");
   row("window", describe_window(f));
   row("capacity",
-      fmt::format("{} items per window, {} per generation", f.capacity(), f.generation_items()));
-  row("generations", fmt::format("{} (the current one and {} before it)",
-                                 windowed_math::generations, windowed_math::generations - 1));
-  row("target fpr", fmt::format("{:g}", f.target_fpr()));
-  row("bits",
-      fmt::format("{} ({:.2f} per window item), k = {}", f.bits(), bits_per_item, f.hashes()));
-  row("hash", fmt::format("xxh3 (seed {})", f.seed()));
-  row("items added", std::to_string(f.items_added()));
-  if (f.kind() == window_kind::time) {
-    row("latest time", fmt::format("{:.3f}", f.latest_time()));
-    row("reported at", fmt::format("{:.3f}", at));
-  }
-  row("items in window", std::to_string(in_window));
-  row("expected fpr", fmt::format("{:.4g} ({:.4g}%)", rate, 100 * rate));
-  row("overfull", overfull == 0
-                      ? std::string("no generation holds more than its share")
-                      : fmt::format("{} live generation{} hold more than {} items: the "
-                                    "rate is above target until they expire",
-                                    overfull, overfull == 1 ? "" : "s", f.generation_items()));
-  row("memory", human_bytes(f.memory_bytes()));
-  row("size on disk", fmt::format("{} bytes ({})", disk, human_bytes(disk)));
+      fmt::format("{} items per window; 4 generations of {}", f.capacity(), f.generation_items()));
+  row("bits", fmt::format("{} ({:.2f} per window item), k = {}, xxh3 seed {}", f.bits(),
+                          static_cast<double>(f.bits()) / static_cast<double>(f.capacity()),
+                          f.hashes(), f.seed()));
+  row("items", fmt::format("{} in the window at {:.3f} ({} added, the latest at {:.3f})",
+                           doc["items_in_window"].get<std::uint64_t>(), at, f.items_added(),
+                           f.latest_time()));
+  row("expected fpr", fmt::format("{:.4g} (target {:g}){}", rate, f.target_fpr(),
+                                  overfull == 0 ? ""
+                                                : fmt::format("; {} overfull generation{}: above "
+                                                              "target until they expire",
+                                                              overfull, overfull == 1 ? "" : "s")));
+  row("memory", fmt::format("{}, {} bytes on disk", human_bytes(f.memory_bytes()),
+                            doc["size_on_disk"].get<std::uint64_t>()));
 }
 
 // --- dedup ----------------------------------------------------------------------
@@ -1251,93 +1238,31 @@ windowed_bloom_filter dedup_filter(const dedup_options& o, bool& exists) {
   return f;
 }
 
-/// Line `number`'s time from its tab-separated field `k` (1-based), and in
-/// `key` the line without that field. Throws data_error when the field is
-/// missing or not a number.
-double split_time_field(const std::string& line, std::size_t k, std::uint64_t number,
-                        std::string& key) {
-  std::size_t begin = 0;
-  for (std::size_t f = 1; f < k; ++f) {
-    const std::size_t tab = line.find('\t', begin);
-    if (tab == std::string::npos) {
-      throw data_error(fmt::format(
-          "line {} of standard input has {} tab-separated field{}, so no field {} to take its "
-          "time from; give --at-field the number of the field that holds Unix seconds",
-          number, f, f == 1 ? "" : "s", k));
-    }
-    begin = tab + 1;
-  }
-  const std::size_t end = std::min(line.find('\t', begin), line.size());
-  double t = 0;
-  if (!number_detail::parse_plain(std::string_view(line).substr(begin, end - begin), t)) {
-    throw data_error(fmt::format(
-        "line {} of standard input has '{}' in field {}, which is not a time; give --at-field "
-        "the number of the tab-separated field that holds Unix seconds",
-        number, line.substr(begin, end - begin), k));
-  }
-  key.assign(line, 0, begin == 0 ? 0 : begin - 1);
-  if (end < line.size()) key.append(line, begin == 0 ? end + 1 : end, std::string::npos);
-  return t;
-}
-
 void run_dedup(const dedup_options& o) {
   bool exists = false;
   windowed_bloom_filter f = dedup_filter(o, exists);
-  const bool by_field = o.at_field_opt->count() > 0;
-  if (by_field && f.kind() != window_kind::time) {
-    throw usage_error(
-        "--at-field gives each line a time, which only a time window uses; use --window "
-        "SECONDS --capacity N, or drop --at-field");
-  }
-  if (!(o.checkpoint_seconds > 0)) {
-    throw usage_error("--checkpoint-seconds must be above 0; give for example 5");
-  }
+  windowed_dedup dedup(f, o.at_field);
   if (!o.file.empty() && !exists) save_windowed(o.file, f);  // a bad path fails before stdin
   const auto interval = std::chrono::duration<double>(o.checkpoint_seconds);
   auto saved = std::chrono::steady_clock::now();
-
   line_reader in;
   std::vector<std::string> lines(dedup_batch_size);
-  std::vector<std::string> keys(by_field ? dedup_batch_size : 0);
-  std::vector<std::string_view> views(dedup_batch_size);
-  std::vector<double> times(dedup_batch_size);
-  const auto seen = std::make_unique<bool[]>(dedup_batch_size);
   std::string out;
-  std::uint64_t lines_read = 0;
   for (;;) {
     // A batch ends early when the next line has not arrived: a co-process
     // gets each answer before it sends more.
     std::size_t n = 0;
     while (n < dedup_batch_size && (n == 0 || in.ready()) && in.next(lines[n])) ++n;
     if (n == 0) break;
-    const double now = by_field ? 0 : unix_now();
-    std::optional<data_error> bad;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!by_field) {
-        views[i] = lines[i];
-        times[i] = now;
-        continue;
-      }
-      try {
-        times[i] = split_time_field(lines[i], o.at_field, lines_read + i + 1, keys[i]);
-        views[i] = keys[i];
-      } catch (const data_error& e) {
-        bad = e;  // answer the lines before it, keep their state, then stop
-        n = i;
-        break;
-      }
-    }
-    f.test_and_add_many({views.data(), n}, {times.data(), n}, {seen.get(), n});
     out.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!seen[i]) out.append(lines[i]).push_back('\n');
+    try {
+      dedup.feed({lines.data(), n}, unix_now(), out);
+    } catch (const data_error&) {  // a bad time field: keep the lines before it
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      if (!o.file.empty()) save_windowed(o.file, f);
+      throw;
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
-    lines_read += n;
-    if (bad) {
-      if (!o.file.empty()) save_windowed(o.file, f);
-      throw *bad;
-    }
     if (!in.ready()) std::fflush(stdout);
     if (!o.file.empty() && std::chrono::steady_clock::now() - saved >= interval) {
       save_windowed(o.file, f);

@@ -272,7 +272,7 @@ TEST(WindowedCli, HostileCommandLines) {
   expect_error(2, {"add", b, "x", "--at", "1000"}, "--at is for windowed filters");
   expect_error(2, {"check", b, "x", "--at", "1000"}, "--at is for windowed filters");
   expect_error(2, {"dedup"}, "needs a window", "a\n");
-  expect_error(2, {"dedup", "--window-items", "10", "--at-field", "1"}, "--at-field", "1\ta\n");
+  expect_error(2, {"dedup", "--window-items", "10", "--at-field", "1"}, "time field", "1\ta\n");
   expect_error(2, {"dedup", "--window", "60"}, "--capacity", "a\n");
   expect_error(3, {"dedup", b}, "windowed filter", "a\n");  // a Bloom filter file is no state
 

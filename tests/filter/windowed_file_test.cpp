@@ -10,10 +10,12 @@
 
 #include <filesystem>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/filter/windowed_dedup.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/format.hpp"
 #include "support/cli_run.hpp"
@@ -207,6 +209,46 @@ TEST(WindowedFile, TestAndAddManyMatchesSingleCalls) {
   auto f = windowed_bloom_filter::for_time(10, 1000, 0.01);
   bool one[1];
   EXPECT_THROW((void)f.test_and_add_many({views.data(), 1}, {}, {one, 1}), std::invalid_argument);
+}
+
+TEST(WindowedDedup, TimeFieldIsRemovedFromTheKeyAndBadFieldsStopAfterGoodLines) {
+  auto f = windowed_bloom_filter::for_time(60, 100, 0.01);
+  windowed_dedup dedup(f, 2);
+  std::string out;
+  const std::vector<std::string> lines{"a\t1000\tx", "a\t1010\tx", "b\t1020", "a\t1100\tx"};
+  EXPECT_EQ(dedup.feed(lines, 0, out), 3u);
+  EXPECT_EQ(out, "a\t1000\tx\nb\t1020\na\t1100\tx\n");  // 100 s > W (1 + 1/3): forgotten
+  out.clear();
+  const std::vector<std::string> bad{"c\t1101", "d\tsoon", "e\t1102"};
+  try {
+    dedup.feed(bad, 0, out);
+    ADD_FAILURE() << "a line without a time was accepted";
+  } catch (const data_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("line 6 has 'soon' in field 2"));
+  }
+  EXPECT_EQ(out, "c\t1101\n");
+  EXPECT_EQ(f.items_added(), 5u);  // exactly the lines processed
+  auto count = windowed_bloom_filter::for_count(10, 0.01);
+  EXPECT_THROW(windowed_dedup(count, 1), std::invalid_argument);
+}
+
+TEST(WindowedDedup, WholeLinesInOrderAgainstAnExactSet) {
+  auto f = windowed_bloom_filter::for_count(100000, 0.001);
+  windowed_dedup dedup(f);
+  std::mt19937_64 rng(7);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 20000; ++i) lines.push_back("line-" + std::to_string(rng() % 5000));
+  std::string out;
+  for (std::size_t at = 0; at < lines.size(); at += 1000) {
+    dedup.feed(std::span<const std::string>(lines).subspan(at, 1000), 0, out);
+  }
+  std::string exact;
+  std::set<std::string> seen;
+  for (const auto& line : lines) {
+    if (seen.insert(line).second) exact += line + "\n";
+  }
+  EXPECT_EQ(out, exact);  // 5,000 distinct lines in a filter for 100,000 at 0.1%
+  EXPECT_EQ(dedup.lines_read(), 20000u);
 }
 
 }  // namespace
