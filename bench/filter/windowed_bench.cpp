@@ -122,7 +122,8 @@ void BM_add(benchmark::State& state) {
     benchmark::DoNotOptimize(f);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
-  state.counters["bits_per_item"] = static_cast<double>(filter_api<F>::make(n).bits()) / n;
+  state.counters["bits_per_item"] =
+      static_cast<double>(filter_api<F>::make(n).bits()) / static_cast<double>(n);
 }
 
 template <class F>
