@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/windowed_dedup.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/format.hpp"
@@ -121,6 +122,23 @@ TEST(WindowedFile, SaveLoadPeekAndNamedRefusal) {
   } catch (const data_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("bad.rbw"));
     EXPECT_THAT(e.what(), HasSubstr("checksum"));
+  }
+}
+
+TEST(WindowedFile, OtherReadersNameWhatTheFileIs) {
+  const test::temp_dir dir;
+  save_windowed(dir / "w.rbw", golden_time());
+  try {
+    (void)load_filter(dir / "w.rbw");  // bloom merge / remove read filter files
+    ADD_FAILURE() << "a windowed file loaded as a filter file";
+  } catch (const data_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("it is a ringbloom windowed filter file"));
+  }
+  try {
+    (void)windowed_bloom_filter::deserialize(golden("blocked_xxh3.rbf"));
+    ADD_FAILURE() << "a filter file loaded as a windowed file";
+  } catch (const data_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("it is a ringbloom filter file"));
   }
 }
 
