@@ -15,7 +15,7 @@ set(ringbloom_family_uses_filter io)
 set(ringbloom_family_uses_sketch io)
 set(ringbloom_family_uses_quantile io)
 set(ringbloom_family_uses_merkle io placement)
-set(ringbloom_family_uses_tour io placement filter sketch merkle)
+set(ringbloom_family_uses_tour io placement filter sketch quantile merkle)
 
 cmake_minimum_required(VERSION 3.25)
 

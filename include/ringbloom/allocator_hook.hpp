@@ -14,15 +14,20 @@
 //
 // Guarantees. `allocate(bytes, alignment)` must return `bytes` bytes aligned
 // to at least min(alignment, 64), or throw std::bad_alloc; `deallocate` frees
-// what it returned. Install the hook before any filter or sketch exists and
-// never change it while one does: an array must go back to the allocator it
-// came from. Not synchronised.
+// what it returned. `allocate_zeroed` is optional (nullptr: the library
+// calls `allocate` and writes the zeros itself): the same as `allocate`, but
+// the bytes must read as zero, as calloc's do; a host gives it so that a
+// large filter's pages, which the OS hands out zeroed, are committed only
+// when first written instead of all at once when the filter is made (the
+// Redis module uses RedisModule_Calloc). `deallocate` frees its arrays too. Install the hook before
+// any filter or sketch exists and never change it while one does: an array must go back to the
+// allocator it came from. Not synchronised.
 //
 // Example:
 //
 //   void* my_alloc(std::size_t bytes, std::size_t alignment);
 //   void my_free(void* p, std::size_t bytes, std::size_t alignment) noexcept;
-//   constexpr ringbloom::allocator_hook hook{my_alloc, my_free};
+//   constexpr ringbloom::allocator_hook hook{my_alloc, my_free, nullptr};
 //   ringbloom::set_allocator_hook(&hook);   // first thing, before any sketch
 //   ringbloom::count_min_sketch cms(2000, 5);  // its counters come from my_alloc
 #pragma once
@@ -36,6 +41,8 @@ namespace ringbloom {
 struct allocator_hook {
   void* (*allocate)(std::size_t bytes, std::size_t alignment);
   void (*deallocate)(void* p, std::size_t bytes, std::size_t alignment) noexcept;
+  /// Optional: `bytes` zero bytes (see the guarantees above), or nullptr.
+  void* (*allocate_zeroed)(std::size_t bytes, std::size_t alignment) = nullptr;
 };
 
 /// The installed hook; nullptr (the default) is operator new.

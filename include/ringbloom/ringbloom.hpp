@@ -64,6 +64,7 @@
 #include "ringbloom/quantile/kll.hpp"
 #include "ringbloom/quantile/quantile_file.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
+#include "ringbloom/quantile/streams.hpp"
 #include "ringbloom/quantile/tdigest.hpp"
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"

@@ -1,6 +1,6 @@
 // redis/commands/bf.cpp: BF.* -- RedisBloom's Bloom filter commands over
-// layered_bloom_filter, and the data type "RBloom-BF" (RDB, AOF, copy, digest,
-// memory). Replies and error sentences follow RedisBloom 2.4/2.6
+// layered_bloom_filter (the data type "RBloom-BF" is types/bloom_type.cpp).
+// Replies and error sentences follow RedisBloom 2.4/2.6
 // (src/rebloom.c); docs/redis.md tables them and the few differences.
 #include <fmt/format.h>
 
@@ -16,23 +16,25 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"
+#include "types/bloom_type.hpp"
+#include "types/windowed_type.hpp"
 
 namespace ringbloom::redis {
 namespace {
 
-constexpr std::uint32_t default_expansion = 2;
 constexpr std::uint64_t max_expansion = std::numeric_limits<std::uint32_t>::max();
 
 struct bf_options {
   long long capacity;
   double error_rate;
-  long long expansion = default_expansion;
+  long long expansion = 2;
   bool autocreate = true;
   bool nonscaling = false;
 };
 
 bf_options default_options() {
-  return {static_cast<long long>(settings().bf_capacity), settings().bf_error_rate};
+  return {static_cast<long long>(settings().bf_capacity), settings().bf_error_rate,
+          static_cast<long long>(settings().bf_expansion)};
 }
 
 layered_bloom_filter* create_chain(open_key& key, const bf_options& o) {
@@ -153,8 +155,8 @@ int bf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
 int bf_add(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const bool multi =
-        argc > 0 && c.arg(0).size() > 3 && (c.arg(0)[3] == 'm' || c.arg(0)[3] == 'M');
+    const std::string_view name = c.command();
+    const bool multi = name.size() > 3 && (name[3] == 'm' || name[3] == 'M');
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     return insert_items(c, 1, 2, default_options(), multi);
   });
@@ -205,8 +207,8 @@ int bf_insert(api::Ctx* ctx, api::String** argv, int argc) {
 int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const bool multi =
-        argc > 0 && c.arg(0).size() > 3 && (c.arg(0)[3] == 'm' || c.arg(0)[3] == 'M');
+    const std::string_view name = c.command();
+    const bool multi = name.size() > 3 && (name[3] == 'm' || name[3] == 'M');
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     // As RedisBloom: a missing key, or one of another type, contains nothing.
@@ -365,107 +367,6 @@ int bf_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
   });
 }
 
-// --- the data type -----------------------------------------------------------
-
-constexpr int encoding_version = 1;
-
-void* bf_rdb_load(api::IO* io, int encver) noexcept {
-  if (encver != encoding_version) {
-    api::LogIOError(io, "warning", "ringbloom: BF value of unknown encoding version %d", encver);
-    return nullptr;
-  }
-  try {
-    const std::uint64_t count = api::LoadUnsigned(io);
-    if (api::IsIOError(io) || count < 1 || count > layered_bloom_filter::max_layers) return nullptr;
-    std::vector<std::string> parts;
-    parts.reserve(count + 1);
-    for (std::uint64_t i = 0; i <= count; ++i) {
-      std::size_t len = 0;
-      char* buf = api::LoadStringBuffer(io, &len);
-      if (api::IsIOError(io) || buf == nullptr) {
-        if (buf != nullptr) api::Free(buf);
-        return nullptr;
-      }
-      parts.emplace_back(buf, len);
-      api::Free(buf);
-    }
-    const std::string header = std::move(parts.front());
-    parts.erase(parts.begin());
-    return make<layered_bloom_filter>(
-        layered_bloom_filter::from_blobs(header, parts, settings().max_filter_bytes));
-  } catch (const std::exception& e) {
-    api::LogIOError(io, "warning", "ringbloom: refusing a damaged BF value: %s", e.what());
-    return nullptr;
-  }
-}
-
-void bf_rdb_save(api::IO* io, void* value) noexcept {
-  // Nothing here throws short of memory exhaustion, which Redis does not survive either.
-  try {
-    const auto* chain = static_cast<const layered_bloom_filter*>(value);
-    api::SaveUnsigned(io, chain->layers().size());
-    const std::string header = chain->header();
-    api::SaveStringBuffer(io, header.data(), header.size());
-    for (std::size_t i = 0; i < chain->layers().size(); ++i) {
-      const std::string blob = chain->layer_blob(i);
-      api::SaveStringBuffer(io, blob.data(), blob.size());
-    }
-  } catch (const std::exception& e) {
-    api::LogIOError(io, "warning", "ringbloom: could not save a BF value: %s", e.what());
-  }
-}
-
-void bf_aof_rewrite(api::IO* io, api::String* key, void* value) noexcept {
-  try {
-    const auto* chain = static_cast<const layered_bloom_filter*>(value);
-    const std::string header = chain->header();
-    api::EmitAOF(io, "BF.LOADCHUNK", "slb", key, 1LL, header.data(), header.size());
-    std::uint64_t cursor = 1;
-    for (;;) {
-      const std::string chunk = chain->chunk(cursor);
-      if (chunk.empty()) break;
-      api::EmitAOF(io, "BF.LOADCHUNK", "slb", key, static_cast<long long>(cursor), chunk.data(),
-                   chunk.size());
-    }
-  } catch (const std::exception& e) {
-    api::LogIOError(io, "warning", "ringbloom: could not rewrite a BF value: %s", e.what());
-  }
-}
-
-std::size_t bf_mem_usage(const void* value) noexcept {
-  return static_cast<const layered_bloom_filter*>(value)->memory_bytes();
-}
-
-void bf_digest(api::Digest* digest, void* value) noexcept {
-  try {
-    const auto* chain = static_cast<const layered_bloom_filter*>(value);
-    const std::string header = chain->header();
-    api::DigestAddStringBuffer(digest, header.data(), header.size());
-    for (const auto& l : chain->layers()) {
-      const auto words = l.filter.words();
-      api::DigestAddStringBuffer(digest, reinterpret_cast<const char*>(words.data()),
-                                 words.size() * 8);
-    }
-    api::DigestEndSequence(digest);
-  } catch (...) {
-    api::DigestEndSequence(digest);
-  }
-}
-
-void bf_free(void* value) noexcept { destroy(static_cast<layered_bloom_filter*>(value)); }
-
-std::size_t bf_free_effort(api::String* /*key*/, const void* value) noexcept {
-  return static_cast<const layered_bloom_filter*>(value)->layers().size();
-}
-
-void* bf_copy(api::String* /*from*/, api::String* /*to*/, const void* value) noexcept {
-  try {
-    return make<layered_bloom_filter>(*static_cast<const layered_bloom_filter*>(value));
-  } catch (...) {
-    return nullptr;  // COPY then fails with an error, the source untouched
-  }
-}
-
 constexpr std::uint64_t read_key = api::key_ro | api::key_access;
 constexpr std::uint64_t insert_key = api::key_rw | api::key_insert;
 constexpr std::uint64_t update_key = api::key_rw | api::key_update;
@@ -487,18 +388,11 @@ const command_spec bloom_commands[] = {
 }  // namespace
 
 bool register_bloom(api::Ctx* ctx) {
-  api::TypeMethods methods;
-  methods.rdb_load = bf_rdb_load;
-  methods.rdb_save = bf_rdb_save;
-  methods.aof_rewrite = bf_aof_rewrite;
-  methods.mem_usage = bf_mem_usage;
-  methods.digest = bf_digest;
-  methods.free = bf_free;
-  methods.free_effort = bf_free_effort;
-  methods.copy = bf_copy;
-  types().bloom = api::CreateDataType(ctx, "RBloom-BF", encoding_version, &methods);
+  types().bloom = create_bloom_type(ctx);
   if (types().bloom == nullptr) return false;
-  return register_commands(ctx, bloom_commands, std::size(bloom_commands));
+  // Windowed keys and creations with a window go to bf_window.cpp first.
+  const auto routed = with_window_routes(bloom_commands, std::size(bloom_commands));
+  return register_commands(ctx, routed.data(), routed.size()) && register_window(ctx);
 }
 
 }  // namespace ringbloom::redis

@@ -59,6 +59,18 @@ using value = value_of<tdigest_traits>;
 
 int reply_double(const call& c, double v) { return api::ReplyWithDouble(c.ctx, v); }
 
+// REDISMODULE_CTX_FLAGS_RESP3 (redismodule.h): the client said HELLO 3.
+constexpr int ctx_flags_resp3 = 1 << 22;
+
+// A reply of `pairs` name/value pairs: a map for a RESP3 client, a flat
+// array of 2 x pairs elements otherwise, as RedisBloom's INFO replies.
+// Doubles need nothing of the kind: ReplyWithDouble sends a RESP3 double or
+// a RESP2 bulk string by itself.
+int reply_pairs(const call& c, long pairs) {
+  if ((api::GetContextFlags(c.ctx) & ctx_flags_resp3) != 0) return api::ReplyWithMap(c.ctx, pairs);
+  return c.array(2 * pairs);
+}
+
 // The key's complete digest, or nullptr after replying the error.
 tdigest* existing(const call& c, open_key& key) {
   key_status status;
@@ -394,7 +406,8 @@ int td_trimmed_mean(api::Ctx* ctx, api::String** argv, int argc) {
   });
 }
 
-// TDIGEST.INFO key: RedisBloom's nine fields, names as simple strings.
+// TDIGEST.INFO key: RedisBloom's nine fields, names as simple strings; a map
+// for a RESP3 client.
 int td_info(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
@@ -404,7 +417,7 @@ int td_info(api::Ctx* ctx, api::String** argv, int argc) {
     if (d == nullptr) return 0;
     const auto s = d->statistics();
     const auto ll = [](auto v) { return static_cast<long long>(v); };
-    c.array(18);
+    reply_pairs(c, 9);
     c.simple("Compression");
     c.integer(ll(d->compression()));
     c.simple("Capacity");

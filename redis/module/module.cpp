@@ -1,18 +1,22 @@
 // redis/module/module.cpp: RedisModule_OnLoad, the one symbol ringbloom.so exports.
 //
-// Load: redis-server --loadmodule ringbloom.so [ERROR_RATE p] [INITIAL_SIZE n]
-//       [CF_MAX_EXPANSIONS n] [MAX_FILTER_BYTES bytes]
-// (docs/redis.md). OnLoad fetches the API, routes the library's storage (the
-// arrays of every filter and sketch, through ringbloom/allocator_hook.hpp) to
-// RedisModule_TryAlloc, so that used_memory and maxmemory see every value,
-// declares that our RDB loading handles I/O errors and async replica
-// loading, then creates the data types and the commands.
+// Load: redis-server --loadmodule ringbloom.so [PREFIX name] [SETTING value ...]
+// (docs/redis.md: the settings are also configs, CONFIG SET ringbloom.NAME). OnLoad fetches the
+// API, routes the library's storage (the arrays of every filter and sketch, through
+// ringbloom/allocator_hook.hpp) to RedisModule_TryAlloc, so that used_memory and maxmemory see
+// every value, declares that our RDB loading handles I/O errors and async replica loading, then
+// creates the data types and the commands.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <string>
 #include <string_view>
@@ -43,6 +47,27 @@ bool call::is(int i, std::string_view word) const {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
+}
+
+std::string_view call::command() const {
+  std::string_view name = arg(0);
+  const std::string& prefix = settings().prefix;
+  if (!prefix.empty() && name.size() > prefix.size()) name.remove_prefix(prefix.size() + 1);
+  return name;
+}
+
+bool call::command_is(std::string_view name) const {
+  const std::string_view a = command();
+  return a.size() == name.size() &&
+         std::equal(a.begin(), a.end(), name.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string command_name(std::string_view name) {
+  const std::string& prefix = settings().prefix;
+  return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
 }
 
 int call::find(std::string_view word, int from) const {
@@ -117,6 +142,32 @@ void* hook_allocate(std::size_t bytes, std::size_t alignment) {
   return aligned;
 }
 
+/// RedisModule_TryCalloc where the server has it (Redis 7.4 and newer),
+/// else RedisModule_Calloc (which, as every allocation of the server's own,
+/// ends the server when the OS refuses the memory).
+void* module_calloc(std::size_t bytes) {
+  void* p = api::TryCalloc != nullptr ? api::TryCalloc(1, bytes) : api::Calloc(1, bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+// As hook_allocate, from calloc: jemalloc hands a large array fresh pages
+// from the OS, zero already, and the kernel commits each one when it is
+// first written. BF.RESERVE of a 1 GB filter answers at once and its
+// resident memory grows as items are added (RedisBloom does the same).
+void* hook_allocate_zeroed(std::size_t bytes, std::size_t alignment) {
+  if (served_directly(alignment)) return module_calloc(bytes);
+  const std::size_t align = std::min(alignment, served_alignment);
+  const std::size_t extra = align + sizeof(void*);
+  if (bytes > static_cast<std::size_t>(-1) - extra) throw std::bad_alloc();
+  void* raw = module_calloc(bytes + extra);
+  auto start = reinterpret_cast<std::uintptr_t>(raw) + sizeof(void*);
+  start = (start + align - 1) & ~(std::uintptr_t{align} - 1);
+  void* aligned = reinterpret_cast<void*>(start);
+  std::memcpy(static_cast<char*>(aligned) - sizeof(void*), &raw, sizeof(void*));
+  return aligned;
+}
+
 void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noexcept {
   if (p == nullptr) return;
   if (served_directly(alignment)) {
@@ -128,7 +179,7 @@ void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noex
   module_free(raw);
 }
 
-constexpr allocator_hook redis_storage{hook_allocate, hook_deallocate};
+constexpr allocator_hook redis_storage{hook_allocate, hook_deallocate, hook_allocate_zeroed};
 
 // jemalloc's size classes (Redis's allocator; jemalloc 5, 16-byte quantum):
 // 8, then multiples of 16 up to 128, then four classes per doubling,
@@ -174,6 +225,135 @@ void install_size_classes(api::Ctx* ctx) {
   }
 }
 
+// --- settings: load-time arguments and CONFIG SET/GET -------------------------
+
+/// One setting: its configuration name (RedisBloom's, without the
+/// "ringbloom." that the server puts before a module's configs), the
+/// load-time argument of earlier versions (accepted too), its range, and
+/// where it lives. Doubles lie in the open range (low, high), integers in
+/// the closed one [low, high].
+struct setting {
+  const char* name;
+  const char* legacy;
+  bool is_double;
+  double low;
+  double high;
+  double* real;
+  std::uint64_t* integer;
+  const char* range;               ///< the range, in words, for the refusal
+  api::String* current = nullptr;  ///< CONFIG GET's answer (held by us)
+};
+
+setting* settings_table(std::size_t& count) {
+  module_settings& m = settings();
+  static setting table[] = {
+      {"bf-error-rate", "ERROR_RATE", true, 0, 1, &m.bf_error_rate, nullptr, "in the range (0, 1)"},
+      {"bf-initial-size", "INITIAL_SIZE", false, 1, 1 << 30, nullptr, &m.bf_capacity,
+       "in the range [1, 1073741824]"},
+      {"bf-expansion-factor", nullptr, false, 1, 32768, nullptr, &m.bf_expansion,
+       "in the range [1, 32768]"},
+      {"cf-bucket-size", nullptr, false, 2, 4, nullptr, &m.cf_bucket_size,
+       "2 or 4 (ringbloom's cuckoo filter)"},
+      {"cf-initial-size", nullptr, false, 4, 1 << 30, nullptr, &m.cf_capacity,
+       "in the range [4, 1073741824]"},
+      {"cf-max-iterations", nullptr, false, 1, 65535, nullptr, &m.cf_max_iterations,
+       "in the range [1, 65535]"},
+      {"cf-expansion-factor", nullptr, false, 0, 32768, nullptr, &m.cf_expansion,
+       "in the range [0, 32768]"},
+      {"cf-max-expansions", "CF_MAX_EXPANSIONS", false, 1, 65536, nullptr, &m.cf_max_expansions,
+       "in the range [1, 65536]"},
+      {"max-filter-bytes", "MAX_FILTER_BYTES", false, 4096, 4.0e18, nullptr, &m.max_filter_bytes,
+       "in the range [4096, 4e18]"},
+  };
+  count = std::size(table);
+  return table;
+}
+
+/// Sets `s` from `text`; false (and nothing changed) when it does not parse
+/// or lies outside the range.
+bool assign(setting& s, std::string_view text) {
+  const std::string t(text);
+  char* end = nullptr;
+  errno = 0;
+  if (s.is_double) {
+    const double d = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end != '\0' || errno != 0 || !(d > s.low && d < s.high)) return false;
+    *s.real = d;
+    return true;
+  }
+  const long long n = std::strtoll(t.c_str(), &end, 10);
+  if (t.empty() || *end != '\0' || errno != 0 || static_cast<double>(n) < s.low ||
+      static_cast<double>(n) > s.high) {
+    return false;
+  }
+  if (std::string_view(s.name) == "cf-bucket-size" && n != 2 && n != 4) return false;
+  *s.integer = static_cast<std::uint64_t>(n);
+  return true;
+}
+
+std::string value_text(const setting& s) {
+  return s.is_double ? fmt::format("{}", *s.real) : std::to_string(*s.integer);
+}
+
+std::string refusal(const setting& s) {
+  return fmt::format("Value for `{}` must be {}", s.name, s.range);
+}
+
+api::String* config_get(const char* /*name*/, void* privdata) {
+  return static_cast<setting*>(privdata)->current;
+}
+
+int config_set(const char* /*name*/, api::String* value, void* privdata, api::String** err) {
+  auto& s = *static_cast<setting*>(privdata);
+  std::size_t len = 0;
+  const char* p = api::StringPtrLen(value, &len);
+  if (!assign(s, {p, len})) {
+    const std::string why = refusal(s);
+    *err = api::CreateString(nullptr, why.data(), why.size());
+    return api::err;
+  }
+  const std::string text = value_text(s);
+  if (s.current != nullptr) api::FreeString(nullptr, s.current);
+  s.current = api::CreateString(nullptr, text.data(), text.size());
+  return api::ok;
+}
+
+/// Registers every setting as the config ringbloom.<name>, its default the
+/// value the load-time arguments gave, then lets the server apply redis.conf.
+/// Servers without module configuration keep the load-time values.
+bool register_configs(api::Ctx* ctx) {
+  if (!api::load_optional(ctx)) {
+    api::Log(ctx, "notice",
+             "ringbloom: this server has no module configuration; the settings are the "
+             "load-time arguments (docs/redis.md)");
+    return true;
+  }
+  std::size_t count = 0;
+  setting* table = settings_table(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    setting& s = table[i];
+    const std::string text = value_text(s);
+    s.current = api::CreateString(nullptr, text.data(), text.size());
+    if (api::RegisterStringConfig(ctx, s.name, text.c_str(), api::config_default, config_get,
+                                  config_set, nullptr, &s) != api::ok) {
+      api::Log(ctx, "warning", "ringbloom: the server refused the config ringbloom.%s", s.name);
+      return false;
+    }
+  }
+  if (api::LoadConfigs(ctx) != api::ok) {
+    api::Log(ctx, "warning", "ringbloom: the server could not apply ringbloom's configs");
+    return false;
+  }
+  return true;
+}
+
+/// A PREFIX: 1 to 32 letters, digits, '_' or '-'.
+bool valid_prefix(std::string_view p) {
+  return !p.empty() && p.size() <= 32 && std::all_of(p.begin(), p.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_' || ch == '-';
+  });
+}
+
 bool parse_settings(api::Ctx* ctx, api::String** argv, int argc) {
   const call c{ctx, argv, argc};
   if (argc % 2 != 0) {
@@ -181,23 +361,39 @@ bool parse_settings(api::Ctx* ctx, api::String** argv, int argc) {
              "ringbloom: module arguments come in pairs, NAME value; see docs/redis.md");
     return false;
   }
+  std::size_t count = 0;
+  setting* table = settings_table(count);
   for (int i = 0; i < argc; i += 2) {
-    long long n = 0;
-    double d = 0;
-    if (c.is(i, "ERROR_RATE") && c.to_double(i + 1, d) && d > 0 && d < 1) {
-      settings().bf_error_rate = d;
-    } else if (c.is(i, "INITIAL_SIZE") && c.to_long(i + 1, n) && n > 0) {
-      settings().bf_capacity = static_cast<std::uint64_t>(n);
-    } else if (c.is(i, "CF_MAX_EXPANSIONS") && c.to_long(i + 1, n) && n >= 1) {
-      settings().cf_max_expansions = static_cast<std::uint64_t>(n);
-    } else if (c.is(i, "MAX_FILTER_BYTES") && c.to_long(i + 1, n) && n >= 4096) {
-      settings().max_filter_bytes = static_cast<std::uint64_t>(n);
-    } else {
-      const std::string name(c.arg(i));
+    const std::string name(c.arg(i));
+    const std::string value(c.arg(i + 1));
+    if (c.is(i, "PREFIX")) {
+      if (!valid_prefix(value)) {
+        api::Log(ctx, "warning",
+                 "ringbloom: bad PREFIX '%s': give 1 to 32 letters, digits, '_' or '-' "
+                 "(PREFIX rb registers rb.bf.add ...)",
+                 value.c_str());
+        return false;
+      }
+      settings().prefix = value;
+      continue;
+    }
+    setting* s = nullptr;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (c.is(i, table[k].name) || (table[k].legacy != nullptr && c.is(i, table[k].legacy))) {
+        s = &table[k];
+      }
+    }
+    if (s == nullptr) {
       api::Log(ctx, "warning",
-               "ringbloom: bad module argument '%s': expected ERROR_RATE in (0, 1), "
-               "INITIAL_SIZE >= 1, CF_MAX_EXPANSIONS >= 1 or MAX_FILTER_BYTES >= 4096",
+               "ringbloom: unknown module argument '%s': give PREFIX or a setting of "
+               "docs/redis.md (bf-error-rate, bf-initial-size, ..., or ERROR_RATE, "
+               "INITIAL_SIZE, CF_MAX_EXPANSIONS, MAX_FILTER_BYTES)",
                name.c_str());
+      return false;
+    }
+    if (!assign(*s, value)) {
+      api::Log(ctx, "warning", "ringbloom: bad module argument %s '%s': %s", name.c_str(),
+               value.c_str(), refusal(*s).c_str());
       return false;
     }
   }
@@ -209,9 +405,13 @@ bool parse_settings(api::Ctx* ctx, api::String** argv, int argc) {
 bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {
     const command_spec& s = specs[i];
-    if (api::CreateCommand(ctx, s.name, s.handler, s.write ? "write deny-oom" : "readonly fast", 1,
-                           1, 1) != api::ok) {
-      api::Log(ctx, "warning", "ringbloom: the server refused the command %s", s.name);
+    const std::string name = command_name(s.name);
+    if (api::CreateCommand(ctx, name.c_str(), s.handler,
+                           s.write ? "write deny-oom" : "readonly fast", 1, 1, 1) != api::ok) {
+      api::Log(ctx, "warning",
+               "ringbloom: the server refused the command %s (another module, or the server "
+               "itself, has it: load ringbloom with PREFIX name to register name.%s instead)",
+               name.c_str(), s.name);
       return false;
     }
     api::KeySpec keys[3]{};
@@ -232,9 +432,9 @@ bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t cou
     info.since = "0.1.0";
     info.arity = s.arity;
     info.key_specs = keys;
-    api::Command* command = api::GetCommand(ctx, s.name);
+    api::Command* command = api::GetCommand(ctx, name.c_str());
     if (command == nullptr || api::SetCommandInfo(command, &info) != api::ok) {
-      api::Log(ctx, "warning", "ringbloom: the server refused the key spec of %s", s.name);
+      api::Log(ctx, "warning", "ringbloom: the server refused the key spec of %s", name.c_str());
       return false;
     }
   }
@@ -258,11 +458,14 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     }
     if (api::IsModuleNameBusy("ringbloom")) return api::err;
     api::SetModuleAttribs(ctx, "ringbloom", 1, api::apiver_1);
+    api::load_one(ctx, "RedisModule_TryCalloc", &api::TryCalloc);
     if (!rb::parse_settings(ctx, argv, argc)) return api::err;
     ringbloom::set_allocator_hook(&rb::redis_storage);
     rb::install_size_classes(ctx);
     api::SetModuleOptions(ctx, api::option_handle_io_errors | api::option_handle_repl_async_load);
-    if (!rb::register_bloom(ctx) || !rb::register_sketches(ctx)) return api::err;
+    if (!rb::register_configs(ctx)) return api::err;
+    if (!rb::register_bloom(ctx) || !rb::register_cf(ctx)) return api::err;
+    if (!rb::register_cms(ctx) || !rb::register_topk(ctx)) return api::err;
     if (!rb::register_tdigest(ctx)) return api::err;
     return api::ok;
   } catch (...) {

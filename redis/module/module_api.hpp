@@ -185,6 +185,7 @@ struct CommandInfo {
 #define RINGBLOOM_REDIS_API(X)                                                                \
   X(Alloc, void*, (std::size_t bytes))                                                        \
   X(TryAlloc, void*, (std::size_t bytes))                                                     \
+  X(Calloc, void*, (std::size_t count, std::size_t bytes))                                    \
   X(Free, void, (void* ptr))                                                                  \
   X(MallocSize, std::size_t, (void* ptr))                                                     \
   X(SetModuleAttribs, void, (Ctx * ctx, const char* name, int ver, int apiver))               \
@@ -212,10 +213,14 @@ struct CommandInfo {
   X(ReplyWithStringBuffer, int, (Ctx * ctx, const char* buf, std::size_t len))                \
   X(ReplyWithNull, int, (Ctx * ctx))                                                          \
   X(ReplyWithDouble, int, (Ctx * ctx, double value))                                          \
+  X(ReplyWithMap, int, (Ctx * ctx, long pairs))                                               \
+  X(GetContextFlags, int, (Ctx * ctx))                                                        \
   X(StringPtrLen, const char*, (const String* str, std::size_t* len))                         \
   X(StringToLongLong, int, (const String* str, long long* value))                             \
   X(StringToDouble, int, (const String* str, double* value))                                  \
   X(ReplicateVerbatim, int, (Ctx * ctx))                                                      \
+  X(Replicate, int, (Ctx * ctx, const char* command, const char* format, ...))                \
+  X(Milliseconds, long long, ())                                                              \
   X(SaveUnsigned, void, (IO * io, std::uint64_t value))                                       \
   X(LoadUnsigned, std::uint64_t, (IO * io))                                                   \
   X(SaveStringBuffer, void, (IO * io, const char* buf, std::size_t len))                      \
@@ -227,14 +232,46 @@ struct CommandInfo {
   X(Log, void, (Ctx * ctx, const char* level, const char* format, ...))                       \
   X(LogIOError, void, (IO * io, const char* level, const char* format, ...))
 
+// Module configuration (CONFIG SET/GET ringbloom.<name>): Redis 7.0 and
+// Valkey have these; load_optional() leaves a pointer null where the server
+// lacks the function, and the module then takes load-time arguments only.
+using ConfigGetStringFunc = String* (*)(const char* name, void* privdata);
+using ConfigSetStringFunc = int (*)(const char* name, String* value, void* privdata, String** err);
+using ConfigApplyFunc = int (*)(Ctx* ctx, void* privdata, String** err);
+inline constexpr unsigned config_default = 0;
+
+#define RINGBLOOM_REDIS_OPTIONAL_API(X)                                                        \
+  X(RegisterStringConfig, int,                                                                 \
+    (Ctx * ctx, const char* name, const char* default_value, unsigned flags,                   \
+     ConfigGetStringFunc get, ConfigSetStringFunc set, ConfigApplyFunc apply, void* privdata)) \
+  X(LoadConfigs, int, (Ctx * ctx))                                                             \
+  X(CreateString, String*, (Ctx * ctx, const char* ptr, std::size_t len))                      \
+  X(FreeString, void, (Ctx * ctx, String * str))
+
 #define RINGBLOOM_REDIS_DECLARE(name, result, params) inline result(*name) params = nullptr;
 RINGBLOOM_REDIS_API(RINGBLOOM_REDIS_DECLARE)
+RINGBLOOM_REDIS_OPTIONAL_API(RINGBLOOM_REDIS_DECLARE)
 #undef RINGBLOOM_REDIS_DECLARE
 
-/// Fetches every function above through the lookup function at the start of
-/// `ctx`. Returns nullptr when all were found, else the name of the first
-/// one the server does not have.
+/// Fetches every function of RINGBLOOM_REDIS_API through the lookup function
+/// at the start of `ctx`. Returns nullptr when all were found, else the name
+/// of the first one the server does not have.
 const char* load(Ctx* ctx) noexcept;
+
+/// RedisModule_TryCalloc (Redis 7.4 and newer); null where the server lacks it.
+inline void* (*TryCalloc)(std::size_t count, std::size_t bytes) = nullptr;
+
+/// Fetches one function by its full name into `*out`, leaving it null when
+/// the server lacks it; true when found.
+bool load_function(Ctx* ctx, const char* name, void* out) noexcept;
+template <class F>
+bool load_one(Ctx* ctx, const char* name, F* out) noexcept {
+  return load_function(ctx, name, reinterpret_cast<void*>(out));
+}
+
+/// Fetches the functions of RINGBLOOM_REDIS_OPTIONAL_API; true when the
+/// server has all of them (else every one of them stays null).
+bool load_optional(Ctx* ctx) noexcept;
 
 /// The names load() fetches, "RedisModule_Alloc" ..., and how many.
 extern const char* const function_names[];

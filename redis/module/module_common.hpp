@@ -16,13 +16,20 @@
 
 namespace ringbloom::redis {
 
-/// Module-wide settings from the MODULE LOAD arguments (docs/redis.md).
+/// Module-wide settings from the MODULE LOAD arguments and, where the server
+/// has module configuration, CONFIG SET ringbloom.<name> (docs/redis.md).
 struct module_settings {
-  double bf_error_rate = 0.01;           ///< ERROR_RATE: BF.ADD's auto-created filter
-  std::uint64_t bf_capacity = 100;       ///< INITIAL_SIZE
-  std::uint64_t cf_capacity = 1024;      ///< CF.ADD's auto-created filter
-  std::uint64_t cf_max_expansions = 32;  ///< CF_MAX_EXPANSIONS
-  std::uint64_t max_filter_bytes = std::uint64_t{1} << 30;  ///< MAX_FILTER_BYTES, per value
+  double bf_error_rate = 0.01;           ///< bf-error-rate: BF.ADD's auto-created filter
+  std::uint64_t bf_capacity = 100;       ///< bf-initial-size
+  std::uint64_t bf_expansion = 2;        ///< bf-expansion-factor
+  std::uint64_t cf_capacity = 1024;      ///< cf-initial-size: CF.ADD's auto-created filter
+  std::uint64_t cf_bucket_size = 2;      ///< cf-bucket-size: CF.RESERVE's default
+  std::uint64_t cf_max_iterations = 20;  ///< cf-max-iterations: CF.RESERVE's default
+  std::uint64_t cf_expansion = 1;        ///< cf-expansion-factor: CF.RESERVE's default
+  std::uint64_t cf_max_expansions = 32;  ///< cf-max-expansions
+  std::uint64_t max_filter_bytes = std::uint64_t{1} << 32;  ///< max-filter-bytes, per value
+  /// PREFIX: commands are registered as "<prefix>.bf.add" ...; empty: "bf.add".
+  std::string prefix;
 };
 module_settings& settings() noexcept;
 
@@ -46,6 +53,11 @@ struct call {
     const char* p = api::StringPtrLen(argv[i], &len);
     return {p, len};
   }
+  /// The command's name as registered, without the load-time PREFIX
+  /// ("bf.madd" for "rb.bf.madd"), in the case the client sent.
+  [[nodiscard]] std::string_view command() const;
+  /// Whether the command (without PREFIX) is `name`, ignoring ASCII case.
+  [[nodiscard]] bool command_is(std::string_view name) const;
   /// Whether argument i is `word`, ignoring ASCII case.
   [[nodiscard]] bool is(int i, std::string_view word) const;
   [[nodiscard]] bool to_long(int i, long long& out) const {
@@ -185,8 +197,15 @@ struct command_spec {
 /// Registers BF.* (commands/bf.cpp) and the others; false after logging
 /// when the server refused one.
 bool register_bloom(api::Ctx* ctx);
-/// Registers CF.*, CMS.* and TOPK.* (commands/cf.cpp).
-bool register_sketches(api::Ctx* ctx);
+/// Register CF.* (commands/cf.cpp), CMS.* (commands/cms.cpp) and TOPK.*
+/// (commands/topk.cpp) with their data types.
+bool register_cf(api::Ctx* ctx);
+bool register_cms(api::Ctx* ctx);
+bool register_topk(api::Ctx* ctx);
+/// Registers each command under its name with the load-time PREFIX, if any.
 bool register_commands(api::Ctx* ctx, const command_spec* specs, std::size_t count);
+/// `name` ("BF.LOADCHUNK") as this server knows it: with the PREFIX, if any
+/// ("rb.BF.LOADCHUNK"); what an AOF rewrite must emit.
+std::string command_name(std::string_view name);
 
 }  // namespace ringbloom::redis

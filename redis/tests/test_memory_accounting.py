@@ -110,3 +110,37 @@ def test_bf_layer_fills_its_size_class(server, raw):
     if "not jemalloc's size classes" in server.log_text():
         return
     assert 1310720 <= grown < 1310720 + SLACK, grown
+
+
+def rss(c):
+    return c.info("memory")["used_memory_rss"]
+
+
+def usec_per_call(c, command):
+    stats = c.info("commandstats")[f"cmdstat_{command}"]
+    return stats["usec"] / stats["calls"]
+
+
+def test_a_huge_reservation_answers_at_once_and_commits_memory_as_it_is_written(raw):
+    # 300M items at 1e-6: a 1.5 GiB layer, allowed by the default
+    # MAX_FILTER_BYTES. Its words come from calloc (the allocator hook's
+    # allocate_zeroed): the OS's zero pages, committed when first written,
+    # so the server neither touches 1.5 GiB nor blocks while it would.
+    before_rss = rss(raw)
+    before_used = used(raw)
+    raw.config_resetstat()
+    assert raw.execute_command("BF.RESERVE", "huge", "0.000001", "300000000") == b"OK"
+    size = raw.execute_command("BF.INFO", "huge", "SIZE")[0]
+    assert size > 1_400_000_000
+    assert used(raw) - before_used >= size  # accounted in full at once
+    assert rss(raw) - before_rss < 64 << 20  # but not resident
+    # The answer's time in the server: sizing (a search with the exact rate
+    # formula) and the allocation. Well under 10 ms on an idle machine; the
+    # bound leaves room for a loaded one.
+    assert usec_per_call(raw, "bf.reserve") < 200_000
+    raw.execute_command("BF.MADD", "huge", *[f"i{i}" for i in range(20000)])
+    assert raw.execute_command("BF.MEXISTS", "huge", "i0", "i19999") == [1, 1]
+    grown = rss(raw) - before_rss
+    assert grown < 20000 * 4096 + (64 << 20)  # at most a page per item written
+    raw.delete("huge")
+    assert abs(used(raw) - before_used) < SLACK

@@ -39,10 +39,10 @@ def test_command_flags_and_key_specs(raw):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["ERROR_RATE", "2"], "bad module argument 'ERROR_RATE'"),
+    (["ERROR_RATE", "2"], "bad module argument ERROR_RATE '2': Value for `bf-error-rate` must be"),
     (["INITIAL_SIZE"], "module arguments come in pairs"),
-    (["NOPE", "1"], "bad module argument 'NOPE'"),
-    (["MAX_FILTER_BYTES", "10"], "bad module argument 'MAX_FILTER_BYTES'"),
+    (["NOPE", "1"], "unknown module argument 'NOPE'"),
+    (["MAX_FILTER_BYTES", "10"], "bad module argument MAX_FILTER_BYTES '10'"),
 ])
 def test_bad_module_arguments_refuse_the_load(workdir, args, needle):
     s = Server(workdir, module_args=args)

@@ -1,5 +1,6 @@
-// redis/types/sketch_types.hpp: the data types of CF.*, CMS.* and TOPK.*, one
-// template over a small traits struct per kind (its library type, its
+// redis/types/sketch_types.hpp: the data types of CF.*, CMS.*, TOPK.* and
+// TDIGEST.*, one template over a small traits struct per kind
+// (types/cuckoo_type.hpp, cms_type.hpp, topk_type.hpp) (its library type, its
 // checksummed image, its LOADCHUNK command), and the shared SCANDUMP /
 // LOADCHUNK handlers (protocol in staged_value.hpp).
 #pragma once
@@ -8,11 +9,31 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 #include "module/module_common.hpp"
+#include "ringbloom/error.hpp"
+#include "ringbloom/sketch/sketch_file.hpp"
 #include "types/staged_value.hpp"
 
 namespace ringbloom::redis {
+
+/// The sketch of kind T in a serialized image of any sketch; data_error
+/// when the image holds another kind.
+template <class T>
+T sketch_from_image(std::string_view bytes) {
+  any_sketch s = deserialize_sketch(bytes);
+  if (auto* t = std::get_if<T>(&s)) return std::move(*t);
+  throw data_error("the dump holds another kind of sketch");
+}
+
+/// RedisBloom's refusal `refusal` for a creation too large, then why: `what`
+/// would pass MAX_FILTER_BYTES.
+inline std::string limit_error(const char* refusal, const char* what) {
+  return std::string(refusal) + ": the " + what + " would need more than MAX_FILTER_BYTES (" +
+         std::to_string(settings().max_filter_bytes) +
+         " bytes); make it smaller or load the module with a larger MAX_FILTER_BYTES";
+}
 
 template <class Traits>
 using value_of = staged_value<typename Traits::type>;
@@ -93,10 +114,11 @@ struct type_methods {
       if (!v->complete()) return;  // a half-restored value is not replayed
       const std::string image = Traits::image(*v->value);
       const std::string header = dump_header(image);
-      api::EmitAOF(io, Traits::loadchunk, "slb", key, 1LL, header.data(), header.size());
+      const std::string loadchunk = command_name(Traits::loadchunk);
+      api::EmitAOF(io, loadchunk.c_str(), "slb", key, 1LL, header.data(), header.size());
       for (std::size_t at = 0; at < image.size(); at += max_slice_bytes) {
         const std::size_t n = std::min(max_slice_bytes, image.size() - at);
-        api::EmitAOF(io, Traits::loadchunk, "slb", key, static_cast<long long>(1 + at + n),
+        api::EmitAOF(io, loadchunk.c_str(), "slb", key, static_cast<long long>(1 + at + n),
                      image.data() + at, n);
       }
     } catch (const std::exception& e) {

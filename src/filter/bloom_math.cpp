@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -129,12 +130,17 @@ double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k,
   const double lambda = n / blocks;  // mean items per block
   const std::vector<long double> weights = blocked_rate_weights(k, block_bits);
   const long double bits = static_cast<long double>(block_bits);
+  // ln(1 - j/B), once per call rather than once per Poisson term.
+  std::array<long double, max_blocked_hashes + 1> log_miss{};
+  for (std::uint32_t j = 0; j <= k; ++j) {
+    log_miss[j] = std::log1p(-static_cast<long double>(j) / bits);
+  }
   // With i items in its block, t = k i bits were thrown into it.
   auto inner = [&](double i) {
     const long double t = static_cast<long double>(k) * static_cast<long double>(i);
     long double sum = 0.0L;
     for (std::uint32_t j = 0; j <= k; ++j) {
-      sum += weights[j] * std::exp(t * std::log1p(-static_cast<long double>(j) / bits));
+      sum += weights[j] * std::exp(t * log_miss[j]);
     }
     return std::clamp(static_cast<double>(sum), 0.0, 1.0);
   };
@@ -171,29 +177,78 @@ filter_size bloom_math::blocked_size_for(std::uint64_t n, double p, std::uint64_
   const std::uint64_t max_blocks = max_filter_bits / block_bits;
   std::uint64_t best_blocks = 0;
   std::uint32_t best_k = 1;
+  // Pruning. A blocked filter is never better than the classic one of the
+  // same m and k (its blocks fill unevenly), so classic's m_k =
+  // -k n / ln(1 - p^(1/k)) bounds the blocked m from below. The search
+  // starts at the k of the least m_k and skips every k whose bound, with a
+  // 5% margin, already exceeds the best size found: 2 to 4 searches instead
+  // of 16 (tests/filter/bloom_math_prune_test.cpp checks the bound on a
+  // grid and that the sizes are those of the full search).
+  std::array<double, max_blocked_hashes + 1> bound{};
+  std::uint32_t first = 1;
   for (std::uint32_t k = 1; k <= max_blocked_hashes; ++k) {
+    const double kd = static_cast<double>(k);
+    bound[k] =
+        -kd * nd / std::log1p(-std::pow(p, 1.0 / kd)) * 0.95 / static_cast<double>(block_bits);
+    if (bound[k] < bound[first]) first = k;
+  }
+  for (std::uint32_t step = 0; step <= max_blocked_hashes; ++step) {
+    const std::uint32_t k = step == 0 ? first : step;
+    if (step != 0 && k == first) continue;
+    if (best_blocks != 0 && !(bound[k] <= static_cast<double>(best_blocks))) continue;
     auto fpr = [&](std::uint64_t blocks) {
       return blocked_fpr(nd, blocks * block_bits, k, block_bits);
     };
-    // Exponential search for an upper bound, then bisection (the rate falls
-    // as blocks are added).
-    std::uint64_t hi = std::max<std::uint64_t>(
-        1, static_cast<std::uint64_t>(nd * 8.0 / static_cast<double>(block_bits)));
-    while (fpr(hi) > p) {
-      if (hi >= max_blocks) break;
-      hi = std::min(max_blocks, hi * 2);
+    // The rate falls as blocks are added. lo: a size too small (the bound,
+    // or 0: no filter); hi grows from just above classic's m_k by eighths
+    // until the rate is met, then bisection.
+    if (bound[k] >= static_cast<double>(max_blocks)) continue;  // beyond the limit
+    std::uint64_t lo = static_cast<std::uint64_t>(bound[k]);
+    std::uint64_t hi = std::max(lo + 1, static_cast<std::uint64_t>(bound[k] / 0.95 * 1.02) + 1);
+    double rate_hi = 1.0;
+    bool reached = false;
+    for (;;) {
+      hi = std::min(hi, max_blocks);
+      rate_hi = fpr(hi);
+      if (rate_hi <= p) {
+        reached = true;
+        break;
+      }
+      if (hi == max_blocks) break;
+      lo = hi;
+      hi += hi / 8 + 1;
     }
-    if (fpr(hi) > p) continue;  // this k cannot reach p within the limit
-    std::uint64_t lo = 0;       // fpr(lo) > p or lo == 0 (no filter)
+    if (!reached) continue;  // this k cannot reach p within the limit
+    // Narrow [lo, hi] to adjacent sizes. ln(rate) is nearly linear in the
+    // size over the bracket, so interpolating it lands within a block or
+    // two of the answer in a few steps; a step that fails to halve the
+    // bracket is followed by a plain bisection. The answer is the same as
+    // bisection's (the smallest size whose rate is at most p), in about a
+    // third of the rate evaluations.
+    const double log_p = std::log(p);
+    double rate_lo = lo == 0 ? 1.0 : fpr(lo);
+    bool bisect = false;
     while (hi - lo > 1) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (fpr(mid) <= p) {
+      std::uint64_t mid = lo + (hi - lo) / 2;
+      const double above = std::log(rate_lo) - log_p;  // > 0
+      const double below = std::log(rate_hi) - log_p;  // <= 0
+      if (!bisect && lo != 0 && std::isfinite(above) && std::isfinite(below) && above > below) {
+        const double at =
+            static_cast<double>(lo) + static_cast<double>(hi - lo) * (above / (above - below));
+        mid = std::clamp(static_cast<std::uint64_t>(std::llround(at)), lo + 1, hi - 1);
+      }
+      const std::uint64_t width = hi - lo;
+      const double rate = fpr(mid);
+      if (rate <= p) {
         hi = mid;
+        rate_hi = rate;
       } else {
         lo = mid;
+        rate_lo = rate;
       }
+      bisect = !bisect && 2 * (hi - lo) > width;
     }
-    if (best_blocks == 0 || hi < best_blocks) {
+    if (best_blocks == 0 || hi < best_blocks || (hi == best_blocks && k < best_k)) {
       best_blocks = hi;
       best_k = k;
     }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include "ringbloom/error.hpp"
@@ -43,6 +44,7 @@ kll_sketch::kll_sketch(std::uint32_t k, std::uint64_t seed) : k_(k), seed_(seed)
 }
 
 void kll_sketch::reset() noexcept {
+  view_.drop();
   levels_.clear();
   levels_.emplace_back();
   n_ = 0;
@@ -62,9 +64,7 @@ std::size_t kll_sketch::retained() const noexcept {
 }
 
 std::size_t kll_sketch::memory_bytes() const noexcept {
-  std::size_t b = levels_.capacity() * sizeof(levels_[0]);
-  for (const auto& l : levels_) b += l.capacity() * sizeof(double);
-  return b;
+  return retained() * sizeof(double) + levels_.size() * sizeof(std::uint32_t);
 }
 
 std::uint32_t kll_sketch::level_capacity(std::uint32_t k, std::size_t levels,
@@ -89,11 +89,13 @@ bool kll_sketch::next_bit() noexcept { return (splitmix(rng_) >> 63) != 0; }
 
 void kll_sketch::add(double x) {
   require_finite(x);
+  view_.drop();
   add_unchecked(x);
 }
 
 void kll_sketch::add_many(std::span<const double> xs) {
   for (const double x : xs) require_finite(x);
+  view_.drop();
   for (const double x : xs) add_unchecked(x);
 }
 
@@ -141,6 +143,7 @@ void kll_sketch::merge(const kll_sketch& other) {
         other.k_));
   }
   if (other.empty()) return;
+  view_.drop();
   if (&other == this) {  // the loop below changes this sketch's levels
     const kll_sketch copy(other);
     merge(copy);
@@ -165,24 +168,31 @@ void kll_sketch::merge(const kll_sketch& other) {
   if (retained() >= total_capacity()) compress();
 }
 
-std::vector<kll_sketch::weighted> kll_sketch::sorted_view() const {
-  std::vector<weighted> view;
-  view.reserve(retained());
+std::shared_ptr<const kll_sketch::query_view> kll_sketch::view() const {
+  if (auto built = view_.get()) return built;
+  auto v = std::allocate_shared<query_view>(hooked_allocator<query_view>{});
+  v->items.reserve(retained());
   for (std::size_t h = 0; h < levels_.size(); ++h) {
-    for (const double v : levels_[h]) view.push_back({v, std::uint64_t{1} << h});
+    for (const double x : levels_[h]) v->items.push_back({x, std::uint64_t{1} << h});
   }
-  std::sort(view.begin(), view.end(),
+  std::sort(v->items.begin(), v->items.end(),
             [](const weighted& a, const weighted& b) { return a.value < b.value; });
-  return view;
+  v->cumulative.reserve(v->items.size());
+  std::uint64_t so_far = 0;
+  for (const weighted& w : v->items) v->cumulative.push_back(so_far += w.weight);
+  view_.publish(v);
+  return v;
 }
 
-double kll_sketch::value_at_rank(const std::vector<weighted>& view, std::uint64_t r) const {
-  std::uint64_t so_far = 0;
-  for (const weighted& w : view) {
-    so_far += w.weight;
-    if (so_far > r) return w.value;
-  }
-  return max_;
+void kll_sketch::warm_up() const {
+  if (!empty()) (void)view();
+}
+
+double kll_sketch::value_at_rank(const query_view& view, std::uint64_t r) const {
+  // The first item whose cumulative weight passes r holds rank r.
+  const auto at = std::upper_bound(view.cumulative.begin(), view.cumulative.end(), r);
+  if (at == view.cumulative.end()) return max_;
+  return view.items[static_cast<std::size_t>(at - view.cumulative.begin())].value;
 }
 
 double kll_sketch::quantile(double q) const {
@@ -191,7 +201,7 @@ double kll_sketch::quantile(double q) const {
   if (q == 0) return min_;
   if (q == 1) return max_;
   const auto r = std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)));
-  return value_at_rank(sorted_view(), r);
+  return value_at_rank(*view(), r);
 }
 
 std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
@@ -202,7 +212,7 @@ std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
     out.assign(qs.size(), nan);
     return out;
   }
-  const auto view = sorted_view();
+  const auto v = view();
   for (const double q : qs) {
     if (q == 0) {
       out.push_back(min_);
@@ -210,26 +220,25 @@ std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
       out.push_back(max_);
     } else {
       out.push_back(value_at_rank(
-          view, std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)))));
+          *v, std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)))));
     }
   }
   return out;
 }
 
 std::pair<double, double> kll_sketch::weight_below_and_at(double x) const {
-  double below = 0;
-  double at = 0;
-  for (std::size_t h = 0; h < levels_.size(); ++h) {
-    const auto w = static_cast<double>(std::uint64_t{1} << h);
-    for (const double v : levels_[h]) {
-      if (v < x) {
-        below += w;
-      } else if (v == x) {
-        at += w;
-      }
-    }
-  }
-  return {below, at};
+  const auto v = view();
+  const auto& items = v->items;
+  const auto lower = std::lower_bound(items.begin(), items.end(), x,
+                                      [](const weighted& w, double y) { return w.value < y; });
+  const auto upper = std::upper_bound(lower, items.end(), x,
+                                      [](double y, const weighted& w) { return y < w.value; });
+  const auto weight_before = [&](auto it) -> std::uint64_t {
+    const auto i = static_cast<std::size_t>(it - items.begin());
+    return i == 0 ? 0 : v->cumulative[i - 1];
+  };
+  const std::uint64_t below = weight_before(lower);
+  return {static_cast<double>(below), static_cast<double>(weight_before(upper) - below)};
 }
 
 double kll_sketch::cdf(double x) const {
@@ -258,15 +267,15 @@ std::vector<double> kll_sketch::pmf(std::span<const double> splits) const {
   }
   std::vector<double> out(splits.size() + 1, empty() ? nan : 0.0);
   if (empty()) return out;
-  for (std::size_t h = 0; h < levels_.size(); ++h) {
-    const auto w = static_cast<double>(std::uint64_t{1} << h);
-    for (const double v : levels_[h]) {
-      const auto bucket = static_cast<std::size_t>(
-          std::lower_bound(splits.begin(), splits.end(), v) - splits.begin());
-      out[bucket] += w;
-    }
+  // Mass of (s_{i-1}, s_i]: the weight at or below s_i less that at or
+  // below s_{i-1}.
+  double before = 0;
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    const auto [below, at] = weight_below_and_at(splits[i]);
+    out[i] = (below + at - before) / static_cast<double>(n_);
+    before = below + at;
   }
-  for (double& m : out) m /= static_cast<double>(n_);
+  out.back() = (static_cast<double>(n_) - before) / static_cast<double>(n_);
   return out;
 }
 
@@ -284,20 +293,20 @@ double kll_sketch::by_rank(std::uint64_t r) const {
   if (empty()) return nan;
   if (r == 0) return min_;
   if (r >= n_) return std::numeric_limits<double>::infinity();
-  return value_at_rank(sorted_view(), r);
+  return value_at_rank(*view(), r);
 }
 
 double kll_sketch::by_rev_rank(std::uint64_t r) const {
   if (empty()) return nan;
   if (r == 0) return max_;
   if (r >= n_) return -std::numeric_limits<double>::infinity();
-  return value_at_rank(sorted_view(), n_ - 1 - r);
+  return value_at_rank(*view(), n_ - 1 - r);
 }
 
 double kll_sketch::trimmed_mean(double lo, double hi) const {
   detail::check_trim(lo, hi);
   if (empty()) return nan;
-  return weighted_trimmed_mean(sorted_view(), static_cast<double>(n_), lo, hi);
+  return weighted_trimmed_mean(view()->items, static_cast<double>(n_), lo, hi);
 }
 
 kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint64_t rng_state,

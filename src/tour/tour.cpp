@@ -149,6 +149,8 @@ tour_options tour_options::quick() {
   o.memory_items = {1000, 5000};
   o.sketches = sketch_options::quick();
   o.merkle = merkle_tour_options::quick();
+  o.window = window_tour_options::quick();
+  o.quantiles = quantile_tour_options::quick();
   return o;
 }
 
@@ -526,6 +528,8 @@ tour_result run_tour(const tour_options& options) {
   t.merkle = measure_merkle(options.merkle);
   t.strategies = measure_strategies(options.keys, options.vnodes);
   t.systems = measure_systems(options.keys, 10);
+  t.window = measure_window(options.window);
+  t.quantiles = measure_quantiles(options.quantiles);
   return t;
 }
 

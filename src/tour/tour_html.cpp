@@ -749,6 +749,72 @@ void section_systems(std::string& h, const t::tour_result& tour) {
        "topology before and after and diff the two.</p></section>\n";
 }
 
+// Section 12: ringbloom/tour/quantile_section.hpp.
+void section_quantiles(std::string& h, const t::tour_result& tour) {
+  const auto& q = tour.quantiles;
+  h += "<section id=\"quantiles\"><h2>12. Quantiles: the stream that defeats t-digest, and "
+       "KLL's bound</h2>\n";
+  h += fmt::format(
+      "<p class=\"what\">{} values per stream go into a t-digest (compression {:g}, "
+      "RedisBloom's default) and a KLL sketch (k = {}, whose rank error is within {} of the "
+      "stream with 99% confidence, whatever the stream). The worst rank error over evenly "
+      "spaced values of each stream:</p>\n",
+      q.values, q.compression, q.k, pct(q.kll_bound, 2));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : q.streams) {
+    rows.push_back({r.stream, pct(r.tdigest_worst, 3), pct(r.kll_worst, 3)});
+  }
+  h += html_table({"stream", "t-digest", "KLL"}, rows);
+  xy_chart c{"chart-quantile-hard",
+             "tdigest-hard: rank error (estimate - truth) by true rank",
+             "true rank of the value",
+             "rank error",
+             false,
+             true,
+             0,
+             1,
+             -1,
+             1,
+             {0, 0.25, 0.5, 0.75, 1},
+             {},
+             {}};
+  series td{"t-digest", "#d1495b", mark::line, {}};
+  series kll{"KLL", "#3b6fb6", mark::line, {}};
+  series up{"KLL bound, +", "#555", mark::dashed, {{0, q.kll_bound}, {1, q.kll_bound}}};
+  series down{"KLL bound, -", "#999", mark::dashed, {{0, -q.kll_bound}, {1, -q.kll_bound}}};
+  double extent = 2 * q.kll_bound;
+  for (const auto& p : q.curve) {
+    td.data.emplace_back(p.rank, p.tdigest_error);
+    kll.data.emplace_back(p.rank, p.kll_error);
+    extent = std::max({extent, std::abs(p.tdigest_error), std::abs(p.kll_error)});
+  }
+  const double y_max = std::ceil(extent * 10) / 10;
+  c.y_min = -y_max;
+  c.y_max = y_max;
+  for (double y = -y_max; y <= y_max + 1e-9; y += y_max / 2) c.y_ticks.push_back(y);
+  c.lines = {td, kll, up, down};
+  h += figure(render(c),
+              "Where the t-digest's line leaves the dashed band it is beyond KLL's guarantee; "
+              "KLL's line stays inside it.");
+  rows.clear();
+  for (const auto& a : q.answers) {
+    rows.push_back({fmt::format("{:g}", a.q), fmt::format("{:.3e}", a.truth),
+                    fmt::format("{:.3e}", a.tdigest_value), pct(a.tdigest_rank, 1),
+                    fmt::format("{:.3e}", a.kll_value), pct(a.kll_rank, 1)});
+  }
+  h += "<p>On tdigest-hard, each sketch's answer to a quantile query and the true rank of "
+       "that answer:</p>\n";
+  h += html_table({"q", "true value", "t-digest", "its true rank", "KLL", "its true rank"}, rows);
+  h += "<p class=\"means\">tdigest-hard is the distribution D<sub>hard</sub> of Cormode, "
+       "Mishra, Ross and Vesely (KDD 2021): values spread over 600 orders of magnitude. A "
+       "t-digest centroid averages values that differ by hundreds of orders, so interpolating "
+       "between centroids puts ranks almost anywhere. KLL keeps actual values and only "
+       "compares them, so its error stays within its bound on every stream. On ordinary data "
+       "the t-digest is the more accurate at the tails: choose KLL when the error must be "
+       "bounded, t-digest for RedisBloom compatibility and tail accuracy on smooth data.</p>"
+       "</section>\n";
+}
+
 }  // namespace
 
 std::string render_tour_html(const tour::tour_result& tour) {
@@ -772,6 +838,8 @@ std::string render_tour_html(const tour::tour_result& tour) {
   section_merkle(h, tour);
   section_strategies(h, tour);
   section_systems(h, tour);
+  h += render_window_html(tour.window);
+  section_quantiles(h, tour);
   h += "</body>\n</html>\n";
   return h;
 }

@@ -236,6 +236,7 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
                     {"formula_curve", formula}}},
                   {"memory", memory}};
   doc["sketches"] = sketch_section_json(tour.sketches);
+  doc["quantiles"] = quantile_section_json(tour.quantiles);
   json merkle_exchanges = json::array();
   for (const auto& e : tour.merkle.exchanges) {
     merkle_exchanges.push_back({{"differences", e.differences},
@@ -280,6 +281,7 @@ nlohmann::json tour_to_json(const tour::tour_result& tour) {
   doc["strategies"] = {
       {"keys", tour.strategies.keys}, {"ring_vnodes", tour.strategies.ring_vnodes}, {"runs", runs}};
   doc["systems"] = systems_json(tour.systems);
+  doc["window"] = window_section_json(tour.window);
   return doc;
 }
 

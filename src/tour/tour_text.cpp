@@ -421,6 +421,8 @@ std::string render_tour_text(const tour::tour_result& tour, bool color) {
   merkle(w, tour);
   strategies(w, tour);
   systems(w, tour);
+  w.out += render_window_text(tour.window);
+  w.out += render_quantile_text(tour.quantiles);
   return w.out;
 }
 

@@ -3,11 +3,14 @@
 // installed every array of a filter is allocated and freed through it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <string>
 
+#include "ringbloom/allocator_hook.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
@@ -72,6 +75,55 @@ TEST(WordAllocator, CuckooBucketsGoThroughTheSameHook) {
   }
   EXPECT_EQ(live_bytes, 0u);
   ringbloom::detail::set_word_allocator(nullptr);
+}
+
+// A hook with allocate_zeroed: the word arrays come from it, already zero,
+// and the library writes nothing into them before use.
+std::size_t zeroed_calls = 0;
+
+void* zeroed_allocate(std::size_t bytes, std::size_t alignment) {
+  ++zeroed_calls;
+  void* p = ::operator new (bytes, std::align_val_t{alignment});
+  std::memset(p, 0, bytes);
+  return p;
+}
+
+// Without allocate_zeroed, allocate's bytes may hold anything: the library
+// zeroes them itself.
+void* dirty_allocate(std::size_t bytes, std::size_t alignment) {
+  void* p = ::operator new (bytes, std::align_val_t{alignment});
+  std::memset(p, 0xA5, bytes);
+  return p;
+}
+
+void plain_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noexcept {
+  ::operator delete (p, std::align_val_t{alignment});
+}
+
+constexpr ringbloom::allocator_hook with_zeroed{dirty_allocate, plain_deallocate, zeroed_allocate};
+constexpr ringbloom::allocator_hook without_zeroed{dirty_allocate, plain_deallocate, nullptr};
+
+TEST(WordAllocator, WordArraysComeFromAllocateZeroedWhenTheHookHasIt) {
+  ringbloom::set_allocator_hook(&with_zeroed);
+  {
+    zeroed_calls = 0;
+    auto f = ringbloom::blocked_bloom_filter::for_capacity(10'000, 0.01);
+    EXPECT_EQ(zeroed_calls, 1u);
+    for (const std::uint64_t w : f.words()) ASSERT_EQ(w, 0u);
+    EXPECT_FALSE(f.may_contain("x"));
+    f.add("x");
+    auto copy = f;  // a copy holds the same words, not zeros
+    EXPECT_TRUE(copy.may_contain("x"));
+    EXPECT_TRUE(std::equal(f.words().begin(), f.words().end(), copy.words().begin()));
+  }
+  ringbloom::set_allocator_hook(&without_zeroed);
+  {
+    auto f = ringbloom::blocked_bloom_filter::for_capacity(10'000, 0.01);
+    for (const std::uint64_t w : f.words()) ASSERT_EQ(w, 0u);  // zeroed by the library
+    ringbloom::bloom_filter classic(4096, 3);
+    EXPECT_FALSE(classic.may_contain("y"));
+  }
+  ringbloom::set_allocator_hook(nullptr);
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -81,39 +80,8 @@ TEST(Kll, MemoryStaysBoundedAndCountExact) {
   EXPECT_EQ(weight, s.count());
 }
 
-// The guarantee: in 99% of runs the largest rank error over the stream is
-// within kll_rank_error(k) (single-sided, 1.33% at k = 200). 300 runs of
-// 20,000 values (each with its own seed for the sketch and the stream); the
-// error is measured at 200 evenly spaced true ranks. With a 1% failure
-// rate, more than 8 failing runs of 300 has probability under 0.2%.
-TEST(Kll, RankErrorWithinBoundAt99PercentConfidence) {
-  constexpr std::uint32_t k = 200;
-  const double eps = ringbloom::kll_rank_error(k);
-  int over = 0;
-  double worst = 0;
-  double total = 0;
-  constexpr int runs = 300;
-  for (int run = 0; run < runs; ++run) {
-    const auto xs = quantile_test::stream(run % 2 ? "uniform" : "sorted", 20000,
-                                          static_cast<std::uint64_t>(run));
-    kll_sketch s(k, 1000 + static_cast<std::uint64_t>(run));
-    s.add_many(xs);
-    auto sorted = xs;
-    std::sort(sorted.begin(), sorted.end());
-    double max_err = 0;
-    for (int i = 0; i < 200; ++i) {
-      const std::size_t at = static_cast<std::size_t>(i) * sorted.size() / 200;
-      const double truth = static_cast<double>(at + 1) / static_cast<double>(sorted.size());
-      max_err = std::max(max_err, std::fabs(s.normalized_rank(sorted[at]) - truth));
-    }
-    worst = std::max(worst, max_err);
-    total += max_err;
-    if (max_err > eps) ++over;
-  }
-  std::printf("KLL k=%u: bound %.4f, mean max error %.4f, worst %.4f, runs over %d of %d\n", k, eps,
-              total / runs, worst, over, runs);
-  EXPECT_LE(over, 8);
-}
+// The guarantee over 1,000 seeded runs on seven streams, the t-digest-hard
+// one included: tests/quantile/quantile_accuracy_test.cpp.
 
 TEST(Kll, MergeOfPartsIsWithinTheBound) {
   const auto xs = quantile_test::stream("lognormal", 200000, 11);

@@ -66,7 +66,7 @@ TEST(CliDemo, JsonHoldsEveryFigure) {
   EXPECT_EQ(doc.at("format"), "ringbloom-tour");
   EXPECT_EQ(doc.at("version"), 1);
   for (const char* key : {"options", "lessons", "rebalance", "removal", "vnodes", "poly31",
-                          "exercises", "bloom", "sketches"}) {
+                          "exercises", "bloom", "sketches", "quantiles"}) {
     EXPECT_TRUE(doc.contains(key)) << key;
   }
   const tour::tour_result t = tour::run_tour();
@@ -90,6 +90,10 @@ TEST(CliDemo, JsonHoldsEveryFigure) {
   EXPECT_EQ(doc["bloom"]["memory"].size(), t.bloom.memory.size());
   EXPECT_EQ(doc["sketches"]["hll"]["points"].size(), t.sketches.hll.points.size());
   EXPECT_EQ(doc["sketches"]["cms"]["rows"][0]["under"], t.sketches.cms.rows[0].under);
+  EXPECT_EQ(doc["quantiles"]["streams"].size(), t.quantiles.streams.size());
+  EXPECT_EQ(doc["quantiles"]["hard_curve"].size(), t.quantiles.curve.size());
+  EXPECT_DOUBLE_EQ(doc["quantiles"]["streams"].back().at("tdigest_worst").get<double>(),
+                   t.quantiles.streams.back().tdigest_worst);
 }
 
 TEST(CliDemo, ReportWritesASelfContainedPage) {
@@ -102,10 +106,10 @@ TEST(CliDemo, ReportWritesASelfContainedPage) {
   EXPECT_NE(r.out.find(index), std::string::npos);
   const std::string html = read_all(index);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_EQ(count(html, "<svg class=\"chart\""), 8u);
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 9u);
   for (const char* id :
        {"chart-load", "chart-moved", "chart-balance", "chart-fpr", "chart-hll-error",
-        "chart-merkle-depth", "chart-strategies", "chart-systems"}) {
+        "chart-merkle-depth", "chart-strategies", "chart-systems", "chart-admission", "chart-quantile-hard"}) {
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   }
   // Nothing to run and nothing to fetch.

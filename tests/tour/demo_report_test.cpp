@@ -137,7 +137,7 @@ TEST(DemoReportPeer, EveryChartRendersInChromium) {
   }
   EXPECT_EQ(ids, (std::set<std::string>{"chart-load", "chart-moved", "chart-balance", "chart-fpr",
                                         "chart-hll-error", "chart-merkle-depth", "chart-strategies",
-                                        "chart-systems"}));
+                                        "chart-systems", "chart-admission", "chart-quantile-hard"}));
 
   // And a picture: a PNG of the whole page.
   const std::string png = dir.file("report.png");

@@ -27,9 +27,10 @@
 // whose true normalized rank is within that error of q. count, min and max
 // are exact; up to k values are kept exactly (no compaction yet), so small
 // inputs are answered exactly. Memory: about 3 k values kept (k = 200: 620
-// after 10^6 values, 5 KB of values; memory_bytes(), which counts the
-// vectors' spare capacity too, says about 14 KB); it grows like log(n / k)
-// levels of at least 8. Results depend only
+// after 10^6 values); memory_bytes() is what the sketch keeps, 8 bytes a
+// value and 4 a level (k = 200: about 5 KB), as the other sketches count
+// their registers or counters; it grows like log(n / k) levels of at least
+// 8. Results depend only
 // on the values, their order and the seed (deterministic). Not guaranteed:
 // relative error at the tails (p99.9 of 10^6 values can be off by the full
 // eps * n ranks, i.e. anywhere in the top 1.3%); use a large k or t-digest.
@@ -39,7 +40,17 @@
 // front end; KLL's quantile(q) is the retained value of 0-based rank
 // floor(q n) (min at q = 0, max at q = 1): an actual value of the stream.
 //
-// Thread safety: const members are safe to call concurrently.
+// Queries. The first query after an add or merge sorts the kept values
+// once into a query view (values with their cumulative weights, 16 bytes a
+// kept value, not counted by memory_bytes()); later queries binary-search
+// it (a p99 is then a few hundred nanoseconds, not a sort), until the next
+// add, merge or reset drops it. warm_up() builds it ahead of a burst of
+// queries, so that no query pays for the sort.
+//
+// Thread safety: const members are safe to call concurrently, the query
+// view included (it is published atomically; two queries that race to
+// build it build the same view and one is kept). Anything else (add,
+// merge, reset, assignment) needs exclusive access.
 //
 // Example:
 //
@@ -49,8 +60,10 @@
 //   double eps = s.rank_error();       // 0.0133
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -88,9 +101,12 @@ class kll_sketch {
   [[nodiscard]] double max() const noexcept;
   /// kll_rank_error(k(), double_sided).
   [[nodiscard]] double rank_error(bool double_sided = false) const;
-  /// Values kept, and their bytes.
+  /// Values kept, and their bytes: 8 a value and 4 a level (the query
+  /// view, 16 bytes a value while it exists, is not counted).
   [[nodiscard]] std::size_t retained() const noexcept;
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
+  /// Builds the query view now (see "Queries" above) if it is not built.
+  void warm_up() const;
   /// The levels (level h weighs 2^h; level 0 is unsorted, the others sorted).
   [[nodiscard]] std::size_t levels() const noexcept { return levels_.size(); }
   [[nodiscard]] std::span<const double> level(std::size_t h) const noexcept { return levels_[h]; }
@@ -101,7 +117,7 @@ class kll_sketch {
   /// As quantile_sketch (quantile_math.hpp). quantile throws
   /// std::invalid_argument unless 0 <= q <= 1; NaN when empty.
   [[nodiscard]] double quantile(double q) const;
-  /// Several quantiles with one sort of the retained values.
+  /// Several quantiles at once (one look-up of the query view).
   [[nodiscard]] std::vector<double> quantiles(std::span<const double> qs) const;
   /// Estimated fraction of values below x plus half of those equal to x.
   [[nodiscard]] double cdf(double x) const;
@@ -130,8 +146,42 @@ class kll_sketch {
     double value;
     std::uint64_t weight;
   };
-  [[nodiscard]] std::vector<weighted> sorted_view() const;
-  [[nodiscard]] double value_at_rank(const std::vector<weighted>& view, std::uint64_t r) const;
+  // The kept values sorted, with cumulative[i] the weight of items[0..i].
+  struct query_view {
+    hooked_vector<weighted> items;
+    hooked_vector<std::uint64_t> cumulative;
+  };
+  // The published view: a copy of a sketch starts without one (it builds its
+  // own on demand); `built` lets add() skip the atomic exchange when there
+  // is nothing to drop.
+  class view_cache {
+   public:
+    view_cache() noexcept = default;
+    view_cache(const view_cache& /*other*/) noexcept {}
+    view_cache& operator=(const view_cache& /*other*/) noexcept {
+      drop();
+      return *this;
+    }
+    ~view_cache() = default;
+    [[nodiscard]] std::shared_ptr<const query_view> get() const noexcept {
+      return view_.load(std::memory_order_acquire);
+    }
+    void publish(std::shared_ptr<const query_view> v) const noexcept {
+      view_.store(std::move(v), std::memory_order_release);
+      built_.store(true, std::memory_order_relaxed);
+    }
+    void drop() noexcept {
+      if (!built_.load(std::memory_order_relaxed)) return;
+      view_.store(nullptr, std::memory_order_relaxed);
+      built_.store(false, std::memory_order_relaxed);
+    }
+
+   private:
+    mutable std::atomic<std::shared_ptr<const query_view>> view_;
+    mutable std::atomic<bool> built_{false};
+  };
+  [[nodiscard]] std::shared_ptr<const query_view> view() const;
+  [[nodiscard]] double value_at_rank(const query_view& view, std::uint64_t r) const;
   [[nodiscard]] std::pair<double, double> weight_below_and_at(double x) const;
   [[nodiscard]] std::size_t total_capacity() const noexcept;
   void add_unchecked(double x);
@@ -146,6 +196,7 @@ class kll_sketch {
   double min_;
   double max_;
   std::vector<hooked_vector<double>> levels_;
+  view_cache view_;
 };
 
 }  // namespace ringbloom

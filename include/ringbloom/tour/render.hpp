@@ -25,4 +25,13 @@ namespace ringbloom::tour {
 [[nodiscard]] nlohmann::json sketch_section_json(const tour::sketch_section& sketches);
 [[nodiscard]] std::string render_sketch_html(const tour::sketch_section& sketches);
 
+/// Section 11 (filters that forget) in each face (window_render.cpp).
+[[nodiscard]] std::string render_window_text(const tour::window_section& window);
+[[nodiscard]] nlohmann::json window_section_json(const tour::window_section& window);
+[[nodiscard]] std::string render_window_html(const tour::window_section& window);
+/// Section 12 (quantiles) as text and JSON (quantile_render.cpp); its HTML,
+/// with the chart, is in tour_html.cpp.
+[[nodiscard]] std::string render_quantile_text(const tour::quantile_section& quantiles);
+[[nodiscard]] nlohmann::json quantile_section_json(const tour::quantile_section& quantiles);
+
 }  // namespace ringbloom::tour

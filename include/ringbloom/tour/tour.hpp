@@ -29,6 +29,12 @@
 //                  (strategies_section.hpp).
 //  10. systems:    the real systems' rules (nginx, HAProxy, twemproxy, ...)
 //                  on the same change, and their quirks (systems_section.hpp).
+//  11. window:     filters that forget: second-hit cache admission on a CDN
+//                  trace, and a log deduplicated within a window
+//                  (window_section.hpp).
+//  12. quantiles:  t-digest and KLL on seven streams; the stream that drives
+//                  t-digest's rank error to tens of percent while KLL holds
+//                  its bound (quantile_section.hpp).
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
@@ -53,9 +59,11 @@
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/tour/merkle_section.hpp"
+#include "ringbloom/tour/quantile_section.hpp"
 #include "ringbloom/tour/sketch_section.hpp"
 #include "ringbloom/tour/strategies_section.hpp"
 #include "ringbloom/tour/systems_section.hpp"
+#include "ringbloom/tour/window_section.hpp"
 
 namespace ringbloom::tour {
 
@@ -93,6 +101,10 @@ struct tour_options {
   double memory_fpr = 0.01;
   /// Section 7's sizes (sketch_section.hpp).
   sketch_options sketches;
+  /// Section 11's sizes (window_section.hpp).
+  window_tour_options window{};
+  /// Section 12's sizes (quantile_section.hpp).
+  quantile_tour_options quantiles{};
 
   /// Smaller sizes for tests under sanitizers. The lessons' figures that
   /// depend on size (keys, the exercise) keep their real sizes; only the
@@ -398,6 +410,8 @@ struct tour_result {
   merkle_section merkle;
   strategies_section strategies;  ///< section 9 (strategies_section.hpp)
   systems_section systems;        ///< section 10 (systems_section.hpp), N = 10
+  window_section window;          ///< section 11 (window_section.hpp)
+  quantile_section quantiles;     ///< section 12 (quantile_section.hpp)
 };
 
 /// Every section. Throws std::invalid_argument if an option is out of range

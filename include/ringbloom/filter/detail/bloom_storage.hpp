@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <span>
@@ -80,6 +81,46 @@ struct aligned_allocator {
   }
 };
 
+/// An aligned_allocator whose arrays arrive zeroed and whose value
+/// initialisation writes nothing, so that `vector(n)` of it makes n zero
+/// words without a pass over them. The zeros come from the hook's
+/// allocate_zeroed where it has one (calloc: the OS's zero pages, committed
+/// as they are first written, so a 1 GB filter is made at once); else from
+/// a memset here. Only for vectors that never shrink and grow again (a
+/// grown element would keep what the shrunk one held): word_store's.
+template <class T, std::size_t Align>
+struct zeroed_allocator : aligned_allocator<T, Align> {
+  template <class U>
+  struct rebind {
+    using other = zeroed_allocator<U, Align>;
+  };
+  zeroed_allocator() noexcept = default;
+  template <class U>
+  explicit zeroed_allocator(const zeroed_allocator<U, Align>& /*other*/) noexcept {}
+
+  [[nodiscard]] T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    const std::size_t bytes = n * sizeof(T);
+    const word_allocator* hook = installed_word_allocator();
+    if (hook != nullptr && hook->allocate_zeroed != nullptr) {
+      return static_cast<T*>(
+          hook->allocate_zeroed(bytes, aligned_allocator<T, Align>::alignment(bytes)));
+    }
+    T* p = aligned_allocator<T, Align>::allocate(n);
+    std::memset(static_cast<void*>(p), 0, bytes);
+    return p;
+  }
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: the zeros stay
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  friend bool operator==(const zeroed_allocator&, const zeroed_allocator&) noexcept { return true; }
+};
+
 /// Bytes of one cache line and of one blocked-filter block.
 inline constexpr std::size_t cache_line_bytes = 64;
 
@@ -87,8 +128,8 @@ class word_store {
  public:
   word_store() = default;
 
-  /// `count` zero words, owned.
-  explicit word_store(std::size_t count) : owned_(count, 0) {}
+  /// `count` zero words, owned (see zeroed_allocator: no pass over them).
+  explicit word_store(std::size_t count) : owned_(count) {}
 
   /// A read-only view of `count` words at `data` (8-byte aligned), valid as
   /// long as `keepalive` is.
@@ -117,7 +158,7 @@ class word_store {
   [[nodiscard]] word_store owned_copy() const;
 
  private:
-  std::vector<std::uint64_t, aligned_allocator<std::uint64_t, cache_line_bytes>> owned_;
+  std::vector<std::uint64_t, zeroed_allocator<std::uint64_t, cache_line_bytes>> owned_;
   const std::uint64_t* view_ = nullptr;
   std::size_t view_size_ = 0;
   std::shared_ptr<const void> keepalive_;

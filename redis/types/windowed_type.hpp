@@ -1,0 +1,38 @@
+// redis/types/windowed_type.hpp: Bloom filters that forget, behind the BF.*
+// commands (commands/bf_window.cpp; docs/redis.md, "Windowed filters").
+//
+// A BF key created with a window (`BF.RESERVE key p n WINDOW seconds` or
+// `... WINDOWITEMS`, or BF.INSERT with the same options) holds a library
+// windowed_bloom_filter (ringbloom/filter/windowed_bloom.hpp) in its own data
+// type, "RBloom-WF". The BF commands are registered once, by bf.cpp; each
+// goes first through a router that sends the calls on a windowed key (and
+// the creations with a window) here, and every other call to bf.cpp's
+// handler unchanged.
+//
+// Time comes from the master: a write on a time window reads the server's
+// clock once (RedisModule_Milliseconds), never earlier than the latest time
+// the filter holds, passes it to the library, and is replicated as
+// `BF.ADDAT key milliseconds item...`, so that replicas and the AOF apply
+// the same times and hold the same bits. The RDB value and the AOF rewrite
+// (`BF.LOADWINDOW key image`) are the library's checksummed image, which
+// the library's deserialize checks on load.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "module/module_common.hpp"
+
+namespace ringbloom::redis {
+
+/// `specs` with each handler replaced by a router that sends windowed calls
+/// to this file's commands and the rest to the original handler. Up to 16
+/// specs; more throws std::length_error (a new BF command needs a larger
+/// table in bf_window.cpp).
+std::vector<command_spec> with_window_routes(const command_spec* specs, std::size_t count);
+
+/// Creates the "RBloom-WF" type and registers BF.ADDAT and BF.LOADWINDOW;
+/// false after logging when the server refused one.
+bool register_window(api::Ctx* ctx);
+
+}  // namespace ringbloom::redis
