@@ -13,6 +13,11 @@
 //   info   FILE                      what the filter says about itself
 //   merge  A B -o OUT [--intersect]  union (or intersection) of two compatible filters
 //   remove FILE [ITEM...]            counting filters only
+//   create FILE (--window S --capacity N | --window-items N) --fpr P
+//                                    a windowed filter (windowed_file.hpp): it forgets
+//   add|check FILE ... [--at T]      on a windowed file: at time T (default: the clock)
+//   dedup  [FILE] (--window S --capacity N | --window-items N) [--fpr P] [--at-field K]
+//                                    print the stdin lines not seen within the window
 //
 // The commands are a thin skin over ringbloom/filter/filter_file.hpp: every number
 // printed comes from any_filter / filter_stats. docs/bloom.md ("Command line")
@@ -32,8 +37,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,6 +50,8 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/filter_kinds.hpp"
+#include "ringbloom/filter/windowed_dedup.hpp"
+#include "ringbloom/filter/windowed_file.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/memory.hpp"
@@ -91,6 +100,36 @@ json number_or_null(double value) { return std::isfinite(value) ? json(value) : 
 constexpr std::string_view read_advice =
     "check the file name, or create the filter first with 'ringbloom bloom create'";
 
+// --- windowed filters: options shared by create and dedup ---------------------------
+
+/// --window SECONDS | --window-items N: what makes a filter windowed.
+struct window_options {
+  double seconds = 0;
+  std::uint64_t items = 0;
+  CLI::Option* seconds_opt = nullptr;
+  CLI::Option* items_opt = nullptr;
+  [[nodiscard]] bool given() const { return seconds_opt->count() + items_opt->count() > 0; }
+};
+
+/// --at given for a file that is not a windowed filter.
+[[noreturn]] void refuse_at(const std::string& file) {
+  throw usage_error(fmt::format(
+      "--at is for windowed filters, and '{}' is not one (it keeps its items forever); drop --at",
+      file));
+}
+
+void add_window_options(CLI::App& cmd, window_options& w) {
+  w.seconds_opt = add_number_option(
+      cmd, "--window", w.seconds, number_range<double>{0, 1e12, true, false},
+      "A windowed filter that forgets items after this many seconds (with --capacity: the most "
+      "items in one window)",
+      "give the window in seconds, e.g. 3600 for an hour");
+  w.items_opt =
+      add_number_option(cmd, "--window-items", w.items, at_least<std::uint64_t>(1),
+                        "A windowed filter that forgets items after this many later insertions",
+                        "give the number of recent items to remember");
+}
+
 // --- create -------------------------------------------------------------------
 
 struct create_options {
@@ -110,7 +149,12 @@ struct create_options {
   CLI::Option* fpr_opt = nullptr;
   CLI::Option* bits_opt = nullptr;
   CLI::Option* hashes_opt = nullptr;
+  CLI::Option* kind_opt = nullptr;
+  CLI::Option* hash_opt = nullptr;
+  window_options window;
 };
+
+void run_create_windowed(const create_options& o);
 
 /// Refuses a filter this process has no memory for, before allocating it.
 /// Creating holds the filter and its file image at once: twice its size.
@@ -245,6 +289,7 @@ void run_create_fuse(const create_options& o, filter_kind kind) {
 }
 
 void run_create(const create_options& o) {
+  if (o.window.given()) return run_create_windowed(o);
   const filter_kind kind = parse_filter_kind(o.kind);
   if (is_static_kind(kind)) return run_create_fuse(o, kind);
   if (o.from_opt->count() > 0) {
@@ -371,12 +416,13 @@ void add_create(CLI::App& bloom) {
       add_number_option(*cmd, "--hashes", o->hashes, between<std::uint32_t>(1, max_filter_hashes),
                         "Explicit number k of hashes (with --bits)",
                         "for a 1% rate use about 10 bits per item and 7 hashes");
-  cmd->add_option("--kind", o->kind, kind_help());
+  o->kind_opt = cmd->add_option("--kind", o->kind, kind_help());
   o->from_opt = cmd->add_option(
       "--from", o->from,
       "fuse8/fuse16: the keys, one per line (- for stdin); streamed, about 48 bytes of memory "
       "per key while building");
-  cmd->add_option("--hash", o->hash, "xxh3 (default), sha256, poly31 or md5");
+  o->hash_opt = cmd->add_option("--hash", o->hash, "xxh3 (default), sha256, poly31 or md5");
+  add_window_options(*cmd, o->window);
   add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),
                     "Hash seed (xxh3 only; default 0)");
   cmd->add_flag("--force", o->force, "Replace FILE if it exists");
@@ -386,7 +432,8 @@ void add_create(CLI::App& bloom) {
               "  ringbloom bloom create hot.rbf --kind blocked64 --capacity 1000000 --fpr 0.01\n"
               "  ringbloom bloom create dense.rbf --kind blocked1024 --capacity 1000000 --fpr "
               "0.01\n"
-              "  ringbloom bloom create sstable-7.rbf --kind fuse8 --from keys.txt");
+              "  ringbloom bloom create sstable-7.rbf --kind fuse8 --from keys.txt\n"
+              "  ringbloom bloom create clicks.rbw --window 600 --capacity 100000 --fpr 0.01");
   cmd->callback([o] {
     with_advice("check that the directory exists and is writable", [&] { run_create(*o); });
   });
@@ -400,7 +447,11 @@ struct add_options {
   double checkpoint_seconds = 1.0;
   std::uint64_t checkpoint_items = io::checkpoint_policy{}.max_items;
   bool json = false;
+  double at = 0;
+  CLI::Option* at_opt = nullptr;
 };
+
+void run_add_windowed(const add_options& o);
 
 io::checkpoint_policy add_policy(const add_options& o) {
   if (!(o.checkpoint_seconds > 0) || o.checkpoint_seconds > 86400) {
@@ -419,7 +470,47 @@ io::checkpoint_policy add_policy(const add_options& o) {
   return policy;
 }
 
+/// Streams standard input into `stream` (a filter file's or a windowed
+/// filter file's): each line goes to `add_line`, and the lines wait in a
+/// private delta folded into the file under its lock at each checkpoint
+/// (every --checkpoint-seconds after the oldest waiting line, or every
+/// --checkpoint-items lines), also while the producer pauses. Between
+/// checkpoints nothing is locked. On a terminal, a progress line per
+/// checkpoint once the input is large.
+template <class Stream, class AddLine>
+void stream_stdin(Stream& stream, AddLine&& add_line) {
+  const bool progress = stderr_is_terminal();
+  bool progress_shown = false;
+  const auto checkpoint = [&] {
+    stream.checkpoint();
+    if (progress && stream.stats().durable_items >= progress_threshold) {
+      fmt::print(stderr, "\r{} items added", stream.stats().durable_items);
+      std::fflush(stderr);
+      progress_shown = true;
+    }
+  };
+  line_reader in;
+  std::string line;
+  constexpr auto never = std::chrono::steady_clock::time_point::max();
+  auto deadline = never;  // stream.deadline(), updated when it changes
+  for (;;) {
+    const line_reader::status status = in.next_until(line, deadline);
+    if (status == line_reader::status::end) break;
+    if (status == line_reader::status::line) {
+      add_line(line);
+      if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
+      if (!stream.full()) continue;
+    }
+    checkpoint();
+    deadline = never;
+  }
+  checkpoint();
+  if (progress_shown) fmt::print(stderr, "\n");
+}
+
 void run_add(const add_options& o) {
+  if (peek_windowed_file(o.file)) return run_add_windowed(o);
+  if (o.at_opt->count() > 0) refuse_at(o.file);
   // A static filter is refused (exit 2: the file is fine, the request is
   // not): by the checkpoint for items given as arguments, so that the file
   // is opened once; from its kind byte before standard input is read.
@@ -433,38 +524,7 @@ void run_add(const add_options& o) {
     for (const auto& item : o.items) stream.add(item);
     stream.checkpoint();  // one locked update: all the arguments or none
   } else {
-    // Streamed: the lines wait in a private delta and are folded into the
-    // file under its lock at each checkpoint (every --checkpoint-seconds
-    // after the oldest waiting line, or every --checkpoint-items lines), also
-    // while the producer pauses. Between checkpoints nothing is locked.
-    // On a terminal, a progress line per checkpoint once the input is large.
-    const bool progress = stderr_is_terminal();
-    bool progress_shown = false;
-    const auto checkpoint = [&] {
-      stream.checkpoint();
-      if (progress && stream.stats().durable_items >= progress_threshold) {
-        fmt::print(stderr, "\r{} items added", stream.stats().durable_items);
-        std::fflush(stderr);
-        progress_shown = true;
-      }
-    };
-    line_reader in;
-    std::string line;
-    constexpr auto never = std::chrono::steady_clock::time_point::max();
-    auto deadline = never;  // stream.deadline(), updated when it changes
-    for (;;) {
-      const line_reader::status status = in.next_until(line, deadline);
-      if (status == line_reader::status::end) break;
-      if (status == line_reader::status::line) {
-        stream.add(line);
-        if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
-        if (!stream.full()) continue;
-      }
-      checkpoint();
-      deadline = never;
-    }
-    checkpoint();
-    if (progress_shown) fmt::print(stderr, "\n");
+    stream_stdin(stream, [&](const std::string& line) { stream.add(line); });
     if (stream.stats().durable_items == 0) {
       // Still prove the file is a valid filter (and report its count).
       items_now = open_filter_mapped(o.file).items_added();
@@ -491,10 +551,14 @@ void add_add(CLI::App& bloom) {
   cmd->add_option("--checkpoint-items", o->checkpoint_items,
                   "... or once this many lines wait (default 4194304)");
   cmd->add_flag("--json", o->json, "Print the count as JSON");
+  o->at_opt = add_number_option(*cmd, "--at", o->at, number_range<double>{0, 1e12},
+                                "Windowed filters: the items' time in Unix seconds (default: now)",
+                                "give Unix seconds, e.g. 1700000000");
   set_example(*cmd,
               "ringbloom bloom add seen.rbf anna bora\n"
               "  tail -f access.log | cut -d' ' -f1 | ringbloom bloom add seen.rbf "
-              "--checkpoint-seconds 5");
+              "--checkpoint-seconds 5\n"
+              "  ringbloom bloom add clicks.rbw user:42 --at 1700000000");
   cmd->callback([o] { with_advice(read_advice, [&] { run_add(*o); }); });
 }
 
@@ -505,7 +569,13 @@ struct check_options {
   std::vector<std::string> items;
   bool explain = false;
   bool json = false;
+  double at = 0;
+  CLI::Option* at_opt = nullptr;
 };
+
+/// out[i] = whether items[i] may be present, for a batch.
+using batch_lookup = std::function<void(std::span<const std::string> items, std::span<bool> out)>;
+void run_check_windowed(const check_options& o, context& ctx);
 
 /// Positions of probes as "5,3", and the distinct zero ones as " (zero: 5)".
 std::string explain_probes(const std::vector<bit_probe>& probes, std::size_t begin,
@@ -562,15 +632,17 @@ json explain_json(const std::vector<bit_probe>& probes, bool layered) {
   return doc;
 }
 
-void run_check(const check_options& o, context& ctx) {
-  const any_filter filter = open_filter_mapped(o.file);
-  const bool layered = filter_kind_of(filter.kind()).layered;
+/// Answers the items (arguments, or stdin in batches) with `lookup`, or one
+/// at a time with `filter` under --explain, and prints the answers.
+void answer_items(const check_options& o, context& ctx, const batch_lookup& lookup,
+                  const any_filter* filter) {
+  const bool layered = filter != nullptr && filter_kind_of(filter->kind()).layered;
   bool any_absent = false;
   bool first = true;
   const auto answer = [&](std::string_view item, bool present) {
     any_absent = any_absent || !present;
     std::vector<bit_probe> probes;
-    if (o.explain) probes = filter.explain(item);
+    if (o.explain) probes = filter->explain(item);
     if (o.json) {
       json entry{{"key", item}, {"present", present}};
       if (o.explain) entry.update(explain_json(probes, layered));
@@ -588,7 +660,7 @@ void run_check(const check_options& o, context& ctx) {
   if (o.json) std::fputs("[", stdout);
   if (o.explain) {
     // --explain looks at every probe anyway: one item at a time.
-    for_each_item(o.items, [&](std::string_view item) { answer(item, filter.may_contain(item)); });
+    for_each_item(o.items, [&](std::string_view item) { answer(item, filter->may_contain(item)); });
   } else {
     // Batches through may_contain_many: hash a batch, prefetch, then probe.
     // A batch read from stdin ends early when the next line has not arrived
@@ -597,7 +669,7 @@ void run_check(const check_options& o, context& ctx) {
     const auto out = std::make_unique<bool[]>(batch_size);
     std::string text;  // the plain answers of a batch, written with one call
     const auto run = [&](std::span<const std::string> items) {
-      (void)filter.may_contain_many(items, {out.get(), items.size()});
+      lookup(items, {out.get(), items.size()});
       if (o.json) {
         for (std::size_t i = 0; i < items.size(); ++i) answer(items[i], out[i]);
         return;
@@ -629,6 +701,18 @@ void run_check(const check_options& o, context& ctx) {
   if (any_absent) ctx.exit_status = exit_negative;
 }
 
+void run_check(const check_options& o, context& ctx) {
+  if (peek_windowed_file(o.file)) return run_check_windowed(o, ctx);
+  if (o.at_opt->count() > 0) refuse_at(o.file);
+  const any_filter filter = open_filter_mapped(o.file);
+  answer_items(
+      o, ctx,
+      [&](std::span<const std::string> items, std::span<bool> out) {
+        (void)filter.may_contain_many(items, out);
+      },
+      &filter);
+}
+
 void add_check(CLI::App& bloom, context& ctx) {
   auto o = std::make_shared<check_options>();
   auto* cmd = bloom.add_subcommand(
@@ -639,7 +723,13 @@ void add_check(CLI::App& bloom, context& ctx) {
   cmd->add_flag("--explain", o->explain, "Show each item's k positions and which are zero");
   cmd->add_flag("--json", o->json,
                 "Print a JSON list of {\"key\", \"present\"} (and \"positions\" with --explain)");
-  set_example(*cmd, "ringbloom bloom check seen.rbf anna cem --explain");
+  o->at_opt = add_number_option(*cmd, "--at", o->at, number_range<double>{0, 1e12},
+                                "Windowed filters: the time of the question in Unix seconds "
+                                "(default: now)",
+                                "give Unix seconds, e.g. 1700000000");
+  set_example(*cmd,
+              "ringbloom bloom check seen.rbf anna cem --explain\n"
+              "  ringbloom bloom check clicks.rbw user:42 --at 1700000300");
   cmd->callback([o, &ctx] { with_advice(read_advice, [&] { run_check(*o, ctx); }); });
 }
 
@@ -648,9 +738,15 @@ void add_check(CLI::App& bloom, context& ctx) {
 struct info_options {
   std::string file;
   bool json = false;
+  double at = 0;
+  CLI::Option* at_opt = nullptr;
 };
 
+void run_info_windowed(const info_options& o);
+
 void run_info(const info_options& o) {
+  if (peek_windowed_file(o.file)) return run_info_windowed(o);
+  if (o.at_opt->count() > 0) refuse_at(o.file);
   const any_filter filter = open_filter_mapped(o.file);
   const filter_stats s = filter.stats();
   // A pipe has no size on disk: report the bytes the filter occupies.
@@ -746,6 +842,10 @@ void add_info(CLI::App& bloom) {
   auto* cmd = bloom.add_subcommand("info", "Show a filter's parameters and statistics");
   cmd->add_option("file", o->file, "The filter file")->required();
   cmd->add_flag("--json", o->json, "Print as JSON");
+  o->at_opt = add_number_option(*cmd, "--at", o->at, number_range<double>{0, 1e12},
+                                "Windowed filters: the time to report at in Unix seconds "
+                                "(default: now, or the filter's latest time if later)",
+                                "give Unix seconds, e.g. 1700000000");
   set_example(*cmd, "ringbloom bloom info seen.rbf --json");
   cmd->callback([o] { with_advice(read_advice, [&] { run_info(*o); }); });
 }
@@ -899,11 +999,316 @@ void add_remove(CLI::App& bloom) {
   cmd->callback([o] { with_advice(read_advice, [&] { run_remove(*o); }); });
 }
 
+// --- windowed filters (ringbloom/filter/windowed_file.hpp) ---------------------------
+
+/// The clock in Unix seconds: the one place the command line reads the time
+/// of a windowed filter's call (the library never reads a clock).
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// A new windowed filter from --window S --capacity N or --window-items N at
+/// rate `fpr`. Refuses both windows at once, a time window without its
+/// capacity, and a filter this process has no memory for.
+windowed_bloom_filter make_windowed(const window_options& w, const CLI::Option* capacity_opt,
+                                    std::uint64_t capacity, double fpr, std::uint64_t seed) {
+  if (w.seconds_opt->count() > 0 && w.items_opt->count() > 0) {
+    throw usage_error(
+        "--window and --window-items were both given; a windowed filter forgets either by time "
+        "(--window SECONDS --capacity N) or by count (--window-items N), not both");
+  }
+  const bool by_time = w.seconds_opt->count() > 0;
+  if (by_time && capacity_opt->count() == 0) {
+    throw usage_error(
+        "--window needs --capacity N, the most items that arrive within one window (the filter "
+        "is sized for them); for example --window 3600 --capacity 1000000");
+  }
+  if (!by_time && capacity_opt->count() > 0) {
+    throw usage_error(
+        "--capacity does not apply with --window-items, whose N is also the capacity; drop "
+        "--capacity");
+  }
+  const std::uint64_t n = by_time ? capacity : w.items;
+  const std::uint64_t bytes =
+      windowed_math::size_for(n, fpr).superblocks * windowed_math::superblock_bits / 8;
+  require_memory(2 * bytes,
+                 fmt::format("a windowed filter of {} for {} items per window at rate {}",
+                             io::format_bytes(bytes), n, fpr),
+                 "lower --capacity (or --window-items) or raise --fpr");
+  return by_time ? windowed_bloom_filter::for_time(w.seconds, n, fpr, seed)
+                 : windowed_bloom_filter::for_count(n, fpr, seed);
+}
+
+/// The window in words: "3600 s (items are forgotten 3600 to 4800 s after
+/// they were added)".
+std::string describe_window(const windowed_bloom_filter& f) {
+  if (f.kind() == window_kind::time) {
+    return fmt::format("{:g} s (items are forgotten {:g} to {:g} s after they were added)",
+                       f.window(), f.window(), f.window() * (1 + windowed_math::slack));
+  }
+  return fmt::format("the last {} insertions (items are forgotten after {} to {} more)",
+                     f.capacity(), f.capacity(), windowed_math::generations * f.generation_items());
+}
+
+/// --at given for a count window, which counts insertions and has no time.
+void refuse_count_at(const windowed_bloom_filter& f, const CLI::Option* at_opt,
+                     const std::string& file) {
+  if (at_opt->count() == 0 || f.kind() == window_kind::time) return;
+  throw usage_error(fmt::format(
+      "'{}' has a count window (the last {} insertions), which takes no time; drop --at", file,
+      f.capacity()));
+}
+
+json windowed_json(const std::string& file, const windowed_bloom_filter& f) {
+  return json{{"file", file},
+              {"kind", "windowed"},
+              {"window_kind", f.kind() == window_kind::time ? "time" : "count"},
+              {"window", f.window()},
+              {"capacity", f.capacity()},
+              {"fpr", f.target_fpr()},
+              {"hashes", f.hashes()},
+              {"hash", "xxh3"},
+              {"seed", f.seed()},
+              {"memory_bytes", f.memory_bytes()}};
+}
+
+void run_create_windowed(const create_options& o) {
+  for (const CLI::Option* opt : {o.bits_opt, o.hashes_opt, o.from_opt, o.kind_opt}) {
+    if (opt->count() > 0) {
+      throw usage_error(fmt::format(
+          "{} does not apply to a windowed filter (--window or --window-items), which has its "
+          "own layout; drop {}",
+          opt->get_name(), opt->get_name()));
+    }
+  }
+  if (o.hash_opt->count() > 0 && parse_hash(o.hash) != hash_kind::xxh3) {
+    throw usage_error(fmt::format("a windowed filter hashes with xxh3; drop --hash {}", o.hash));
+  }
+  if (o.fpr_opt->count() == 0) {
+    throw usage_error(
+        "a windowed filter needs its false-positive rate; give --fpr P, for example --fpr 0.01");
+  }
+  const windowed_bloom_filter f =
+      make_windowed(o.window, o.capacity_opt, o.capacity, o.fpr, o.seed);
+  refuse_existing(o);
+  save_windowed(o.file, f);
+  if (o.json) {
+    json doc = windowed_json(o.file, f);
+    doc["file_bytes"] = std::filesystem::file_size(o.file);
+    print_json(doc);
+    return;
+  }
+  fmt::print(
+      "created {}: windowed filter, window {}, {} items per window at rate {:g}, k = {}, "
+      "memory {}\n",
+      o.file, describe_window(f), f.capacity(), f.target_fpr(), f.hashes(),
+      human_bytes(f.memory_bytes()));
+}
+
+void run_add_windowed(const add_options& o) {
+  if (o.at_opt->count() > 0) refuse_count_at(load_windowed(o.file), o.at_opt, o.file);
+  const auto now = [&] { return o.at_opt->count() > 0 ? o.at : unix_now(); };
+  windowed_add_stream stream(o.file, add_policy(o));
+  if (!o.items.empty()) {
+    const double at = now();
+    for (const auto& item : o.items) stream.add(item, at);
+    stream.checkpoint();  // one locked update: all the arguments or none
+  } else {
+    stream_stdin(stream, [&](const std::string& line) { stream.add(line, now()); });
+  }
+  const std::uint64_t added = stream.stats().durable_items;
+  if (o.json) {
+    print_json(json{{"file", o.file},
+                    {"added", added},
+                    {"items", stream.items_added()},
+                    {"items_in_window", stream.items_in_window()}});
+    return;
+  }
+  fmt::print("added {} item{} to {} ({} in the window, {} added in all)\n", added,
+             added == 1 ? "" : "s", o.file, stream.items_in_window(), stream.items_added());
+}
+
+void run_check_windowed(const check_options& o, context& ctx) {
+  if (o.explain) {
+    throw usage_error(
+        fmt::format("--explain shows the bits of one filter, and '{}' is a windowed filter of four "
+                    "generations; drop --explain",
+                    o.file));
+  }
+  const windowed_bloom_filter f = load_windowed(o.file);
+  refuse_count_at(f, o.at_opt, o.file);
+  std::vector<std::string_view> views;
+  answer_items(
+      o, ctx,
+      [&](std::span<const std::string> items, std::span<bool> out) {
+        views.assign(items.begin(), items.end());
+        (void)f.may_contain_many(views, o.at_opt->count() > 0 ? o.at : unix_now(), out);
+      },
+      nullptr);
+}
+
+void run_info_windowed(const info_options& o) {
+  const windowed_bloom_filter f = load_windowed(o.file);
+  refuse_count_at(f, o.at_opt, o.file);
+  // Before the filter's latest time the clock would read a window the file
+  // has already moved past: report at the later of the two.
+  const double at = o.at_opt->count() > 0 ? o.at : std::max(unix_now(), f.latest_time());
+  const double rate = f.expected_fpr(at);
+  const std::uint32_t overfull = f.overfull_generations(at);
+  std::error_code ec;
+  json doc = windowed_json(o.file, f);
+  doc.update(json{{"generations", windowed_math::generations},
+                  {"generation_items", f.generation_items()},
+                  {"bits", f.bits()},
+                  {"items_added", f.items_added()},
+                  {"items_in_window", f.items_in_window(at)},
+                  {"latest_time", f.latest_time()},
+                  {"at", at},
+                  {"expected_fpr", rate},
+                  {"overfull_generations", overfull},
+                  {"size_on_disk", fs::file_size(o.file, ec)}});
+  if (o.json) return print_json(doc);
+  const auto row = [](std::string_view label, const std::string& value) {
+    fmt::print("{:<16}{}\n", label, value);
+  };
+  row("file", o.file);
+  row("kind", f.kind() == window_kind::time ? "windowed, by time" : "windowed, by count");
+  row("window", describe_window(f));
+  row("capacity",
+      fmt::format("{} items per window; 4 generations of {}", f.capacity(), f.generation_items()));
+  row("bits", fmt::format("{} ({:.2f} per window item), k = {}, xxh3 seed {}", f.bits(),
+                          static_cast<double>(f.bits()) / static_cast<double>(f.capacity()),
+                          f.hashes(), f.seed()));
+  row("items", fmt::format("{} in the window at {:.3f} ({} added, the latest at {:.3f})",
+                           doc["items_in_window"].get<std::uint64_t>(), at, f.items_added(),
+                           f.latest_time()));
+  row("expected fpr", fmt::format("{:.4g} (target {:g}){}", rate, f.target_fpr(),
+                                  overfull == 0 ? ""
+                                                : fmt::format("; {} overfull generation{}: above "
+                                                              "target until they expire",
+                                                              overfull, overfull == 1 ? "" : "s")));
+  row("memory", fmt::format("{}, {} bytes on disk", human_bytes(f.memory_bytes()),
+                            doc["size_on_disk"].get<std::uint64_t>()));
+}
+
+// --- dedup ----------------------------------------------------------------------
+
+struct dedup_options {
+  std::string file;
+  window_options window;
+  std::uint64_t capacity = 0;
+  double fpr = 0.01;
+  std::size_t at_field = 0;
+  double checkpoint_seconds = 5;
+  CLI::Option* capacity_opt = nullptr;
+  CLI::Option* fpr_opt = nullptr;
+  CLI::Option* at_field_opt = nullptr;
+};
+
+/// Lines dedup reads and answers at a time (one batch call of the library).
+constexpr std::size_t dedup_batch_size = 1024;
+
+/// FILE's filter when it exists (the window options, when given, must
+/// describe it), else a new one from the options.
+windowed_bloom_filter dedup_filter(const dedup_options& o, bool& exists) {
+  std::error_code ec;
+  exists = !o.file.empty() && fs::exists(fs::symlink_status(o.file, ec));
+  if (!exists) {
+    if (!o.window.given()) {
+      throw usage_error(
+          "dedup needs a window; give --window SECONDS --capacity N (forget by time) or "
+          "--window-items N (forget by count)");
+    }
+    return make_windowed(o.window, o.capacity_opt, o.capacity, o.fpr, 0);
+  }
+  windowed_bloom_filter f = load_windowed(o.file);
+  const bool time = f.kind() == window_kind::time;
+  const bool differs =
+      (o.window.seconds_opt->count() > 0 && !(time && f.window() == o.window.seconds)) ||
+      (o.window.items_opt->count() > 0 && !(!time && f.capacity() == o.window.items)) ||
+      (o.capacity_opt->count() > 0 && f.capacity() != o.capacity) ||
+      (o.fpr_opt->count() > 0 && f.target_fpr() != o.fpr);
+  if (differs) {
+    throw usage_error(fmt::format(
+        "'{}' holds a windowed filter of window {}, {} items per window at rate {:g}, not the one "
+        "the options describe; drop the window options to go on with the file, or give another "
+        "FILE",
+        o.file, describe_window(f), f.capacity(), f.target_fpr()));
+  }
+  return f;
+}
+
+void run_dedup(const dedup_options& o) {
+  bool exists = false;
+  windowed_bloom_filter f = dedup_filter(o, exists);
+  windowed_dedup dedup(f, o.at_field);
+  if (!o.file.empty() && !exists) save_windowed(o.file, f);  // a bad path fails before stdin
+  const auto interval = std::chrono::duration<double>(o.checkpoint_seconds);
+  auto saved = std::chrono::steady_clock::now();
+  line_reader in;
+  std::vector<std::string> lines(dedup_batch_size);
+  std::string out;
+  for (;;) {
+    // A batch ends early when the next line has not arrived: a co-process
+    // gets each answer before it sends more.
+    std::size_t n = 0;
+    while (n < dedup_batch_size && (n == 0 || in.ready()) && in.next(lines[n])) ++n;
+    if (n == 0) break;
+    out.clear();
+    try {
+      dedup.feed({lines.data(), n}, unix_now(), out);
+    } catch (const data_error&) {  // a bad time field: keep the lines before it
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      if (!o.file.empty()) save_windowed(o.file, f);
+      throw;
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    if (!in.ready()) std::fflush(stdout);
+    if (!o.file.empty() && std::chrono::steady_clock::now() - saved >= interval) {
+      save_windowed(o.file, f);
+      saved = std::chrono::steady_clock::now();
+    }
+  }
+  if (!o.file.empty()) save_windowed(o.file, f);
+}
+
+void add_dedup(CLI::App& bloom) {
+  auto o = std::make_shared<dedup_options>();
+  auto* cmd = bloom.add_subcommand(
+      "dedup", "Print the stdin lines not seen within a window (a windowed filter's answer)");
+  cmd->add_option("file", o->file,
+                  "A windowed filter file that keeps the state across runs (created when "
+                  "missing; written at the end and every --checkpoint-seconds)");
+  add_window_options(*cmd, o->window);
+  o->capacity_opt = add_number_option(*cmd, "--capacity", o->capacity, at_least<std::uint64_t>(1),
+                                      "With --window: the most lines in one window",
+                                      "give the number of lines one window holds");
+  o->fpr_opt = add_number_option(*cmd, "--fpr", o->fpr, number_range<double>{0, 1, true, true},
+                                 "Rate of new lines wrongly dropped as seen (default 0.01)",
+                                 "for a 1% rate give 0.01");
+  o->at_field_opt = add_number_option(
+      *cmd, "--at-field", o->at_field, between<std::size_t>(1, 1024),
+      "Take each line's time (Unix seconds) from this tab-separated field, for replaying logs; "
+      "the rest of the line is what is compared (default: the clock, the whole line)",
+      "give the 1-based number of the field that holds the time");
+  add_number_option(*cmd, "--checkpoint-seconds", o->checkpoint_seconds,
+                    number_range<double>{0, 86400, true, false},
+                    "With FILE: write the state at least this often (default 5)");
+  set_example(*cmd,
+              "tail -f events.log | ringbloom bloom dedup --window 3600 --capacity 1000000\n"
+              "  ringbloom bloom dedup seen.rbw --window-items 10000000 < urls.txt > new.txt\n"
+              "  ringbloom bloom dedup --window 600 --capacity 100000 --at-field 1 < log.tsv");
+  cmd->callback([o] {
+    with_advice("check the state file's name and that its directory is writable",
+                [&] { run_dedup(*o); });
+  });
+}
+
 }  // namespace
 
 void add_bloom_commands(CLI::App& app, context& ctx) {
-  auto* bloom =
-      app.add_subcommand("bloom", "Bloom filter files: create, add, check, info, merge, remove");
+  auto* bloom = app.add_subcommand(
+      "bloom", "Bloom filter files: create, add, check, info, merge, remove, dedup");
   bloom->require_subcommand(1);
   set_example(*bloom,
               "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01\n"
@@ -915,6 +1320,7 @@ void add_bloom_commands(CLI::App& app, context& ctx) {
   add_info(*bloom);
   add_merge(*bloom);
   add_remove(*bloom);
+  add_dedup(*bloom);
 }
 
 }  // namespace ringbloom::cli

@@ -50,6 +50,7 @@ PYBIND11_MODULE(_ringbloom, m) {
   rp::bind_strategies(m);
   rp::bind_filter(m);
   rp::bind_cuckoo(m);
+  rp::bind_windowed(m);
   rp::bind_sketch(m);
   rp::bind_quantile(m);
   rp::bind_merkle(m);

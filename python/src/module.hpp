@@ -25,6 +25,8 @@ void bind_strategies(py::module_& m);
 void bind_filter(py::module_& m);
 /// CuckooFilter (cuckoo.cpp; the filter family's cuckoo filter).
 void bind_cuckoo(py::module_& m);
+/// WindowedBloomFilter (windowed.cpp: a filter that forgets, by time or count).
+void bind_windowed(py::module_& m);
 /// HyperLogLog, CountMinSketch, TopK (sketch.cpp).
 void bind_sketch(py::module_& m);
 /// TDigest, KLL (quantile.cpp).

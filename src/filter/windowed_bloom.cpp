@@ -283,10 +283,13 @@ bool windowed_bloom_filter::probe(std::uint64_t x, unsigned live) const noexcept
   if (live == 0) return false;
   const std::uint64_t* sb = words_.data() + detail::fastrange64(x, superblocks_) * sb_words;
   const auto mask = segment_mask(x, hashes_);
+  // Every segment tested, without a branch per segment: members and
+  // strangers alternate unpredictably, and the four tests are 24 and-nots.
+  unsigned hit = 0;
   for (unsigned s = 0; s < gens; ++s) {
-    if (((live >> s) & 1u) && covers(sb + s * seg_words, mask)) return true;
+    hit |= static_cast<unsigned>(covers(sb + s * seg_words, mask)) << s;
   }
-  return false;
+  return (hit & live) != 0;
 }
 
 void windowed_bloom_filter::add_hash(std::uint64_t x, double now) {
@@ -356,7 +359,25 @@ inline void prefetch_superblock(const std::uint64_t* sb) noexcept {
 }  // namespace
 
 void windowed_bloom_filter::add_many(std::span<const std::string_view> items, double now) {
+  if (items.empty()) return;
   std::array<std::uint64_t, batch_chunk> xs{};
+  if (kind_ == window_kind::time) {
+    // One time for the batch: its generation is found (and the array
+    // advanced) once, as the first add_hash would; the rest only insert.
+    const std::int64_t gen = generation_at(now, "the add");
+    if (added_ == 0 || gen > latest_gen_) advance_to(gen);
+    if (added_ == 0 || now > latest_time_) latest_time_ = now;
+    for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
+      const std::size_t n = std::min(batch_chunk, items.size() - start);
+      for (std::size_t i = 0; i < n; ++i) {
+        xs[i] = hash_item(items[start + i]);
+        prefetch_superblock(words_.data() + detail::fastrange64(xs[i], superblocks_) * sb_words);
+      }
+      for (std::size_t i = 0; i < n; ++i) insert(xs[i], gen);
+      added_ += n;
+    }
+    return;
+  }
   for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
     const std::size_t n = std::min(batch_chunk, items.size() - start);
     for (std::size_t i = 0; i < n; ++i) {
@@ -386,6 +407,34 @@ std::size_t windowed_bloom_filter::may_contain_many(std::span<const std::string_
     for (std::size_t i = 0; i < n; ++i) {
       const bool r = probe(xs[i], live);
       out[start + i] = r;
+      found += r ? 1 : 0;
+    }
+  }
+  return found;
+}
+
+std::size_t windowed_bloom_filter::test_and_add_many(std::span<const std::string_view> items,
+                                                     std::span<const double> times,
+                                                     std::span<bool> seen) {
+  if (seen.size() < items.size() || (kind_ == window_kind::time && times.size() < items.size())) {
+    throw std::invalid_argument("test_and_add_many needs an answer slot" +
+                                std::string(kind_ == window_kind::time ? " and a time" : "") +
+                                " for every item (" + std::to_string(items.size()) +
+                                " items); pass spans as long as the items");
+  }
+  std::size_t found = 0;
+  std::array<std::uint64_t, batch_chunk> xs{};
+  for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
+    const std::size_t n = std::min(batch_chunk, items.size() - start);
+    for (std::size_t i = 0; i < n; ++i) {
+      xs[i] = hash_item(items[start + i]);
+      prefetch_superblock(words_.data() + detail::fastrange64(xs[i], superblocks_) * sb_words);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const double now = kind_ == window_kind::time ? times[start + i] : 0;
+      const bool r = may_contain_hash(xs[i], now);
+      add_hash(xs[i], now);
+      seen[start + i] = r;
       found += r ? 1 : 0;
     }
   }

@@ -28,14 +28,44 @@ void corrupt(const envelope& e, std::string_view what) {
       what, e.thing));
 }
 
+namespace {
+
+/// What another member of the family is, by its magic's letter ("" for
+/// bytes that are no member's): said when a file is given to the wrong reader.
+std::string_view member_named_by(std::string_view bytes) noexcept {
+  if (bytes.size() < 8 || bytes.substr(0, 3) != "\x89RB" || bytes.substr(4, 4) != "\r\n\x1a\n") {
+    return "";
+  }
+  switch (bytes[3]) {
+    case 'F':
+      return "filter file";
+    case 'S':
+      return "sketch file";
+    case 'C':
+      return "cuckoo filter file";
+    case 'W':
+      return "windowed filter file";
+    case 'M':
+      return "Merkle tree file";
+    case 'Q':
+      return "quantile file";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
 void check_envelope(std::string_view bytes, const envelope& e) {
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::uint64_t size = bytes.size();
   if (size < e.magic.size() || std::memcmp(data, e.magic.data(), e.magic.size()) != 0) {
-    throw data_error(
-        fmt::format("this is not a ringbloom {} (it does not start with the {} magic bytes); "
-                    "check the path, or create a {} first",
-                    e.noun, e.noun, e.thing));
+    const std::string_view other = member_named_by(bytes);
+    throw data_error(fmt::format(
+        "this is not a ringbloom {} (it does not start with the {} magic bytes{}); "
+        "check the path, or create a {} first",
+        e.noun, e.noun,
+        other.empty() ? std::string() : fmt::format(": it is a ringbloom {}", other), e.thing));
   }
   if (size < e.min_bytes) {
     corrupt(e, fmt::format("the {} is truncated: it has {} bytes, fewer than the {} of an "

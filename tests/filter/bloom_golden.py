@@ -292,6 +292,93 @@ def classic_size_for(n, p):
     return best_m, best_k
 
 
+# --- windowed filter files (windowed_bloom.hpp, docs/format.md "Windowed filter files") ---
+
+WINDOWED_MAGIC = b"\x89RBW\r\n\x1a\n"
+
+
+class Windowed:
+    """Four generations of 384-bit segments in 1536-bit super-blocks, from the header's text."""
+
+    def __init__(self, kind, window, capacity, fpr, blocks, k):
+        self.kind, self.window, self.capacity, self.fpr = kind, window, capacity, fpr
+        self.blocks, self.k = blocks, k
+        self.g_items = -(-capacity // 3)  # ceil(N / 3)
+        self.words = [0] * (24 * blocks)
+        self.segment_items = [0] * 4
+        self.added, self.latest_gen, self.latest_time = 0, 0, 0.0
+
+    def positions(self, item):
+        x = xxh3_64(item.encode())
+        block = fastrange(x, self.blocks)
+        h2 = (x * 0x9E3779B97F4A7C15) & MASK64
+        out = []
+        for j in range(self.k):
+            half = (h2 if j < 8 else h2 >> 32) & MASK32
+            u = (half * CUBE_ROOT_CONSTANTS[j]) & MASK32
+            out.append((block, (u * 384) >> 32))  # Lemire's map of 32 bits onto 0..383
+        return out
+
+    def advance(self, gen):
+        if self.added == 0:
+            self.latest_gen = gen
+            return
+        if gen <= self.latest_gen:
+            return
+        for e in range(self.latest_gen + 1, min(gen, self.latest_gen + 4) + 1):
+            slot = e % 4
+            self.segment_items[slot] = 0
+            for b in range(self.blocks):
+                for w in range(6):
+                    self.words[24 * b + 6 * slot + w] = 0
+        self.latest_gen = gen
+
+    def add(self, item, now=0.0):
+        if self.kind == 1:
+            gen = math.floor(now / (self.window / 3))
+            self.advance(gen)
+            if self.added == 0 or now > self.latest_time:
+                self.latest_time = now
+        else:
+            gen = self.added // self.g_items
+            self.advance(gen)
+        slot = gen % 4
+        for block, p in self.positions(item):
+            self.words[24 * block + 6 * slot + p // 64] |= 1 << (p % 64)
+        self.segment_items[slot] += 1
+        self.added += 1
+
+    def file_bytes(self, seed=0):
+        size = 128 + 192 * self.blocks + 8
+        out = bytearray(WINDOWED_MAGIC)
+        out += struct.pack("<HBBIQQQdQdqdQ", 1, self.kind, 4, self.k, seed, self.blocks, size,
+                           self.window, self.capacity, self.fpr, self.latest_gen,
+                           self.latest_time, self.added)
+        out += struct.pack("<4Q", *self.segment_items) + bytes(8)
+        assert len(out) == 128
+        out += b"".join(struct.pack("<Q", w) for w in self.words)
+        out += struct.pack("<Q", xxh3_64(bytes(out)))
+        assert len(out) == size
+        return bytes(out)
+
+
+def windowed_files():
+    """The two golden windowed files; tests/filter/windowed_file_test.cpp rebuilds them."""
+    # Time: W = 30 s, N = 300, p = 0.01 (the library sizes it as 4 super-blocks, k = 5);
+    # w0..w59 at 1000 + 0.9 i (generations 100..105, so two are cleared), then "late"
+    # at 1030.5, out of order into generation 103.
+    f = Windowed(1, 30.0, 300, 0.01, 4, 5)
+    for i in range(60):
+        f.add(f"w{i}", 1000 + 0.9 * i)
+    f.add("late", 1030.5)
+    # Count: the last 90 insertions, p = 1e-5 (3 super-blocks, k = 13: both halves of
+    # h2); n0..n129 in generations of 30, so generation 4 clears generation 0's slot.
+    c = Windowed(2, 90.0, 90, 1e-5, 3, 13)
+    for i in range(130):
+        c.add(f"n{i}")
+    return {"windowed_time_xxh3.rbw": f.file_bytes(), "windowed_count_xxh3.rbw": c.file_bytes()}
+
+
 def write_files(directory):
     files = {}
     f = Bits(16, 2, positionen)
@@ -358,6 +445,7 @@ def write_files(directory):
     fuse_items = [f"f{i}" for i in range(100)]
     files["fuse8_xxh3.rbf"], _ = fuse_file_bytes("fuse8", fuse_items, 8)
     files["fuse16_xxh3.rbf"], _ = fuse_file_bytes("fuse16", fuse_items, 16)
+    files.update(windowed_files())
     os.makedirs(directory, exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(directory, name), "wb") as out:

@@ -218,6 +218,15 @@ class windowed_bloom_filter {
   void add_many(std::span<const std::string_view> items, double now = 0);
   std::size_t may_contain_many(std::span<const std::string_view> items, double now,
                                std::span<bool> out) const;
+  /// seen[i] = test_and_add(items[i], times[i]) for each i in order (an
+  /// item repeated inside the batch is "seen" the second time), through the
+  /// batch path: the dedup loop of `ringbloom bloom dedup`. `times` holds one
+  /// time per item for time windows and may be empty for count windows;
+  /// returns how many were seen. Throws std::invalid_argument when seen (or,
+  /// for a time window, times) is shorter than items, and as add does for a
+  /// refused time: the items before it are then added and answered.
+  std::size_t test_and_add_many(std::span<const std::string_view> items,
+                                std::span<const double> times, std::span<bool> seen);
 
   /// The item's 64-bit hash (XXH3-64 with the seed) and the hash forms of
   /// add / may_contain, for callers that hash once (the CLI's dedup).
