@@ -184,6 +184,8 @@ class kll_sketch {
   [[nodiscard]] double value_at_rank(const query_view& view, std::uint64_t r) const;
   [[nodiscard]] std::pair<double, double> weight_below_and_at(double x) const;
   [[nodiscard]] std::size_t total_capacity() const noexcept;
+  void refresh_sizes();       // retained_ and the capacities
+  void refresh_capacities();  // after the number of levels changed
   void add_unchecked(double x);
   void compress();
   void compact(std::size_t h);
@@ -196,6 +198,10 @@ class kll_sketch {
   double min_;
   double max_;
   std::vector<hooked_vector<double>> levels_;
+  std::size_t retained_ = 0;               // values in levels_
+  std::uint32_t level0_capacity_ = 0;      // capacities_[0]
+  std::size_t total_capacity_ = 0;         // the sum of capacities_
+  std::vector<std::uint32_t> capacities_;  // level_capacity of each level
   view_cache view_;
 };
 
