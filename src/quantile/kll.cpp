@@ -102,29 +102,10 @@ std::size_t kll_sketch::total_capacity() const noexcept {
 
 bool kll_sketch::next_bit() noexcept { return (splitmix(rng_) >> 63) != 0; }
 
-void kll_sketch::add(double x) {
-  require_finite(x);
-  view_.drop();
-  add_unchecked(x);
-}
-
 void kll_sketch::add_many(std::span<const double> xs) {
   for (const double x : xs) require_finite(x);
   view_.drop();
   for (const double x : xs) add_unchecked(x);
-}
-
-void kll_sketch::add_unchecked(double x) {
-  // Level 0 full (its capacity in a sketch of this height) and the sketch at
-  // its total capacity: compress then, so the common add is a push_back. Both
-  // sizes are cached (refresh_sizes) and only change when a level is
-  // compacted or added.
-  if (levels_[0].size() >= level0_capacity_ && retained_ >= total_capacity_) compress();
-  levels_[0].push_back(x);
-  ++retained_;
-  ++n_;
-  min_ = std::min(min_, x);
-  max_ = std::max(max_, x);
 }
 
 void kll_sketch::compress() {
@@ -155,9 +136,12 @@ void kll_sketch::compact(std::size_t h) {
   auto& to = levels_[h + 1];
   std::size_t a = to.size();  // to[0, a) and from[keep, b) remain to merge
   std::size_t b = up;
-  // Grow to exactly what is needed (no doubling: memory stays near what is kept).
-  if (to.capacity() < a + (up - keep)) to.reserve(a + (up - keep));
-  to.resize(a + (up - keep));
+  // Grow once to the level's nominal capacity (or what is needed, if more),
+  // not by doubling: memory stays near what is kept, and a level fills up
+  // without a reallocation per compaction.
+  const std::size_t need = a + (up - keep);
+  if (to.capacity() < need) to.reserve(std::max<std::size_t>(need, capacities_[h + 1]));
+  to.resize(need);
   for (std::size_t w = to.size(); b > keep;) {
     // Ties take the value from below first, as std::merge(to, from) orders them.
     if (a > 0 && to[a - 1] > from[b - 1]) {

@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "ringbloom/allocator_hook.hpp"
+#include "ringbloom/quantile/quantile_math.hpp"
 
 namespace ringbloom {
 
@@ -84,7 +85,11 @@ class kll_sketch {
   explicit kll_sketch(std::uint32_t k = default_k, std::uint64_t seed = 0);
 
   /// Adds one value. Throws std::invalid_argument if x is NaN or infinite.
-  void add(double x);
+  void add(double x) {
+    require_finite(x);
+    view_.drop();
+    add_unchecked(x);
+  }
   /// Adds every value; all are checked first (a NaN anywhere refuses the
   /// batch and leaves the sketch unchanged).
   void add_many(std::span<const double> xs);
@@ -186,7 +191,18 @@ class kll_sketch {
   [[nodiscard]] std::size_t total_capacity() const noexcept;
   void refresh_sizes();       // retained_ and the capacities
   void refresh_capacities();  // after the number of levels changed
-  void add_unchecked(double x);
+  // Inline: the common add is a push_back. Level 0 full (its capacity in a
+  // sketch of this height) and the sketch at its total capacity: compress
+  // first. Both sizes are cached (refresh_sizes) and only change when a
+  // level is compacted or added.
+  void add_unchecked(double x) {
+    if (levels_[0].size() >= level0_capacity_ && retained_ >= total_capacity_) compress();
+    levels_[0].push_back(x);
+    ++retained_;
+    ++n_;
+    min_ = x < min_ ? x : min_;
+    max_ = x > max_ ? x : max_;
+  }
   void compress();
   void compact(std::size_t h);
   [[nodiscard]] bool next_bit() noexcept;
