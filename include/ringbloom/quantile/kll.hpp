@@ -43,7 +43,7 @@
 // Queries. The first query after an add or merge sorts the kept values
 // once into a query view (values with their cumulative weights, 16 bytes a
 // kept value, not counted by memory_bytes()); later queries binary-search
-// it (a p99 is then a few hundred nanoseconds, not a sort), until the next
+// it (a p99 is then tens of nanoseconds, not a sort), until the next
 // add, merge or reset drops it. warm_up() builds it ahead of a burst of
 // queries, so that no query pays for the sort.
 //
