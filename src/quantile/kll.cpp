@@ -40,6 +40,7 @@ std::uint64_t splitmix(std::uint64_t& state) noexcept {
 
 kll_sketch::kll_sketch(std::uint32_t k, std::uint64_t seed) : k_(k), seed_(seed), rng_(seed) {
   check_k(k);
+  capacities_.reserve(1);  // so that reset(), which sizes it to 1, never allocates
   reset();
 }
 
@@ -47,6 +48,7 @@ void kll_sketch::reset() noexcept {
   view_.drop();
   levels_.clear();
   levels_.emplace_back();
+  refresh_sizes();
   n_ = 0;
   rng_ = seed_;
   min_ = std::numeric_limits<double>::max();
@@ -57,10 +59,23 @@ double kll_sketch::min() const noexcept { return empty() ? nan : min_; }
 double kll_sketch::max() const noexcept { return empty() ? nan : max_; }
 double kll_sketch::rank_error(bool double_sided) const { return kll_rank_error(k_, double_sided); }
 
-std::size_t kll_sketch::retained() const noexcept {
-  std::size_t r = 0;
-  for (const auto& l : levels_) r += l.size();
-  return r;
+std::size_t kll_sketch::retained() const noexcept { return retained_; }
+
+void kll_sketch::refresh_sizes() {
+  retained_ = 0;
+  for (const auto& l : levels_) retained_ += l.size();
+  refresh_capacities();
+}
+
+void kll_sketch::refresh_capacities() {
+  if (capacities_.size() == levels_.size()) return;
+  capacities_.resize(levels_.size());
+  total_capacity_ = 0;
+  for (std::size_t h = 0; h < levels_.size(); ++h) {
+    capacities_[h] = level_capacity(k_, levels_.size(), h);
+    total_capacity_ += capacities_[h];
+  }
+  level0_capacity_ = capacities_[0];
 }
 
 std::size_t kll_sketch::memory_bytes() const noexcept {
@@ -87,33 +102,20 @@ std::size_t kll_sketch::total_capacity() const noexcept {
 
 bool kll_sketch::next_bit() noexcept { return (splitmix(rng_) >> 63) != 0; }
 
-void kll_sketch::add(double x) {
-  require_finite(x);
-  view_.drop();
-  add_unchecked(x);
-}
-
 void kll_sketch::add_many(std::span<const double> xs) {
   for (const double x : xs) require_finite(x);
   view_.drop();
   for (const double x : xs) add_unchecked(x);
 }
 
-void kll_sketch::add_unchecked(double x) {
-  // Level 0 full (its capacity in a sketch of this height) means the sketch
-  // may be over its total: compress then, so the common add is a push_back.
-  if (levels_[0].size() >= level_capacity(k_, levels_.size(), 0)) compress();
-  levels_[0].push_back(x);
-  ++n_;
-  min_ = std::min(min_, x);
-  max_ = std::max(max_, x);
-}
-
 void kll_sketch::compress() {
-  while (retained() >= total_capacity()) {
+  while (retained_ >= total_capacity_) {
     std::size_t h = 0;
-    while (levels_[h].size() < level_capacity(k_, levels_.size(), h)) ++h;
-    if (h + 1 == levels_.size()) levels_.emplace_back();
+    while (levels_[h].size() < capacities_[h]) ++h;
+    if (h + 1 == levels_.size()) {
+      levels_.emplace_back();
+      refresh_capacities();
+    }
     compact(h);
   }
 }
@@ -123,17 +125,37 @@ void kll_sketch::compact(std::size_t h) {
   if (h == 0) std::sort(from.begin(), from.end());
   // An odd one out (the smallest) stays; of the rest, the values at even or
   // odd positions (one random bit) go up a level with twice the weight.
+  // The chosen values are gathered in place behind the odd one out (the
+  // write position never passes the read position), then merged into the
+  // level above from the back, so no buffer is allocated beyond the level's
+  // own growth (DataSketches merges within one array in the same spirit).
   const std::size_t keep = from.size() % 2;
   const std::size_t offset = keep + (next_bit() ? 1 : 0);
-  hooked_vector<double> up;
-  up.reserve((from.size() - keep) / 2);
-  for (std::size_t i = offset; i < from.size(); i += 2) up.push_back(from[i]);
+  std::size_t up = keep;
+  for (std::size_t i = offset; i < from.size(); i += 2) from[up++] = from[i];
   auto& to = levels_[h + 1];
-  hooked_vector<double> joined;
-  joined.reserve(to.size() + up.size());
-  std::merge(to.begin(), to.end(), up.begin(), up.end(), std::back_inserter(joined));
-  to.swap(joined);
+  std::size_t a = to.size();  // to[0, a) and from[keep, b) remain to merge
+  std::size_t b = up;
+  // Grow once to the level's nominal capacity (or what is needed, if more),
+  // not by doubling: memory stays near what is kept, and a level fills up
+  // without a reallocation per compaction.
+  const std::size_t need = a + (up - keep);
+  if (to.capacity() < need) to.reserve(std::max<std::size_t>(need, capacities_[h + 1]));
+  to.resize(need);
+  for (std::size_t w = to.size(); b > keep;) {
+    // Ties take the value from below first, as std::merge(to, from) orders them.
+    if (a > 0 && to[a - 1] > from[b - 1]) {
+      to[--w] = to[--a];
+    } else {
+      to[--w] = from[--b];
+    }
+  }
+  retained_ -= from.size() - up;  // the dropped half
   from.resize(keep);
+  // A compacted upper level gives its memory back (it refills slowly, and
+  // keeping every level at its largest size ever would triple what the
+  // sketch holds); level 0 keeps its buffer, which refills at once.
+  if (h > 0) from.shrink_to_fit();
 }
 
 void kll_sketch::merge(const kll_sketch& other) {
@@ -165,7 +187,8 @@ void kll_sketch::merge(const kll_sketch& other) {
   n_ += other.n_;
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
-  if (retained() >= total_capacity()) compress();
+  refresh_sizes();
+  if (retained_ >= total_capacity_) compress();
 }
 
 std::shared_ptr<const kll_sketch::query_view> kll_sketch::view() const {
@@ -344,6 +367,7 @@ kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint
   }
   // Level 0 fills up to its own capacity before a compaction is considered,
   // so a sketch may hold up to that many values beyond the total.
+  s.refresh_sizes();
   const std::size_t limit = s.total_capacity() + level_capacity(k, s.levels_.size(), 0);
   if (kept > limit) {
     throw data_error(

@@ -38,12 +38,14 @@ std::uint32_t kll_k_for_error(double eps, bool double_sided) {
   return k;
 }
 
-void require_finite(double x, const char* what) {
-  if (!std::isfinite(x)) {
-    throw std::invalid_argument(fmt::format(
-        "{} must be a finite number, not {}; leave NaN and infinities out of the stream", what, x));
-  }
+namespace detail {
+
+void throw_not_finite(double x, const char* what) {
+  throw std::invalid_argument(fmt::format(
+      "{} must be a finite number, not {}; leave NaN and infinities out of the stream", what, x));
 }
+
+}  // namespace detail
 
 void require_fraction(double q, const char* what) {
   if (!(q >= 0 && q <= 1)) {

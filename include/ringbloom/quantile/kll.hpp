@@ -43,7 +43,7 @@
 // Queries. The first query after an add or merge sorts the kept values
 // once into a query view (values with their cumulative weights, 16 bytes a
 // kept value, not counted by memory_bytes()); later queries binary-search
-// it (a p99 is then a few hundred nanoseconds, not a sort), until the next
+// it (a p99 is then tens of nanoseconds, not a sort), until the next
 // add, merge or reset drops it. warm_up() builds it ahead of a burst of
 // queries, so that no query pays for the sort.
 //
@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "ringbloom/allocator_hook.hpp"
+#include "ringbloom/quantile/quantile_math.hpp"
 
 namespace ringbloom {
 
@@ -84,7 +85,11 @@ class kll_sketch {
   explicit kll_sketch(std::uint32_t k = default_k, std::uint64_t seed = 0);
 
   /// Adds one value. Throws std::invalid_argument if x is NaN or infinite.
-  void add(double x);
+  void add(double x) {
+    require_finite(x);
+    view_.drop();
+    add_unchecked(x);
+  }
   /// Adds every value; all are checked first (a NaN anywhere refuses the
   /// batch and leaves the sketch unchanged).
   void add_many(std::span<const double> xs);
@@ -184,7 +189,20 @@ class kll_sketch {
   [[nodiscard]] double value_at_rank(const query_view& view, std::uint64_t r) const;
   [[nodiscard]] std::pair<double, double> weight_below_and_at(double x) const;
   [[nodiscard]] std::size_t total_capacity() const noexcept;
-  void add_unchecked(double x);
+  void refresh_sizes();       // retained_ and the capacities
+  void refresh_capacities();  // after the number of levels changed
+  // Inline: the common add is a push_back. Level 0 full (its capacity in a
+  // sketch of this height) and the sketch at its total capacity: compress
+  // first. Both sizes are cached (refresh_sizes) and only change when a
+  // level is compacted or added.
+  void add_unchecked(double x) {
+    if (levels_[0].size() >= level0_capacity_ && retained_ >= total_capacity_) compress();
+    levels_[0].push_back(x);
+    ++retained_;
+    ++n_;
+    min_ = x < min_ ? x : min_;
+    max_ = x > max_ ? x : max_;
+  }
   void compress();
   void compact(std::size_t h);
   [[nodiscard]] bool next_bit() noexcept;
@@ -196,6 +214,10 @@ class kll_sketch {
   double min_;
   double max_;
   std::vector<hooked_vector<double>> levels_;
+  std::size_t retained_ = 0;               // values in levels_
+  std::uint32_t level0_capacity_ = 0;      // capacities_[0]
+  std::size_t total_capacity_ = 0;         // the sum of capacities_
+  std::vector<std::uint32_t> capacities_;  // level_capacity of each level
   view_cache view_;
 };
 

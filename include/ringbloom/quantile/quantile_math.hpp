@@ -48,9 +48,17 @@ namespace ringbloom {
 /// [kll_rank_error(65535), kll_rank_error(8)].
 [[nodiscard]] std::uint32_t kll_k_for_error(double eps, bool double_sided = false);
 
+namespace detail {
+[[noreturn]] void throw_not_finite(double x, const char* what);
+}  // namespace detail
+
 /// Throws std::invalid_argument("<what> must be a finite number, not <x>;
-/// ...") unless x is finite. Both sketches call it on every value added.
-void require_finite(double x, const char* what = "a value added to a quantile sketch");
+/// ...") unless x is finite. Both sketches call it on every value added
+/// (inline: the check is on every add's path, the throw is not).
+inline void require_finite(double x, const char* what = "a value added to a quantile sketch") {
+  if (!std::isfinite(x)) [[unlikely]]
+    detail::throw_not_finite(x, what);
+}
 
 /// Throws std::invalid_argument unless 0 <= q <= 1 (and q is a number).
 void require_fraction(double q, const char* what);
