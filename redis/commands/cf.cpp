@@ -94,9 +94,6 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
       }
     }
     if (bucket_size * 2 > capacity) return c.error("Capacity must be at least (BucketSize * 2)");
-    if (bucket_size != 2 && bucket_size != 4) {
-      return c.error("ERR ringbloom's cuckoo filter takes BUCKETSIZE 2 or 4");
-    }
     cuckoo_filter::options o;
     o.bucket_size = static_cast<std::uint32_t>(bucket_size);
     o.max_kicks = static_cast<std::uint32_t>(max_iterations);
