@@ -53,7 +53,7 @@ json info_json(const std::string& file, const Filter& f) {
 /// does not offer are left to it (it refuses them before allocating).
 void require_cuckoo_memory(std::uint64_t capacity, const cuckoo_filter::options& o) {
   const bool offered =
-      (o.bucket_size == 2 || o.bucket_size == 4) &&
+      o.bucket_size >= 1 && o.bucket_size <= cuckoo_filter::max_bucket_size &&
       (o.fingerprint_bits == 8 || o.fingerprint_bits == 12 || o.fingerprint_bits == 16);
   if (!offered || capacity / o.bucket_size > cuckoo_filter::max_buckets) return;
   const std::uint64_t buckets = std::bit_ceil(std::max<std::uint64_t>(1, capacity / o.bucket_size));
@@ -75,8 +75,9 @@ void add_create(CLI::App& cuckoo) {
   add_number_option(*cmd, "--capacity", o->capacity, at_least<std::uint64_t>(1),
                     "Items the first sub-filter is made for")
       ->required();
-  add_number_option(*cmd, "--bucket-size", o->o.bucket_size, between<std::uint32_t>(2, 4),
-                    "2 (default, as RedisBloom) or 4");
+  add_number_option(*cmd, "--bucket-size", o->o.bucket_size,
+                    between<std::uint32_t>(1, cuckoo_filter::max_bucket_size),
+                    "1 to 255: 2 (default, as RedisBloom), 4 for a higher load factor");
   add_number_option(*cmd, "--fingerprint-bits", o->o.fingerprint_bits,
                     between<std::uint32_t>(8, 16), "8 (default), 12 or 16");
   add_number_option(*cmd, "--max-kicks", o->o.max_kicks, between<std::uint32_t>(1, 65535),

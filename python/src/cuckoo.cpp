@@ -88,7 +88,7 @@ another item's fingerprint, so remove only what was added.
            }),
            py::arg("capacity"), py::arg("bucket_size") = 2, py::arg("fingerprint_bits") = 8,
            py::arg("max_kicks") = 20, py::arg("expansion") = 1, py::arg("seed") = 0,
-           "ValueError for an option out of range (bucket_size 2 or 4; fingerprint_bits 8, 12 "
+           "ValueError for an option out of range (bucket_size 1 to 255; fingerprint_bits 8, 12 "
            "or 16).")
       .def(
           "add",

@@ -46,4 +46,4 @@ def test_cuckoo_files_and_bad_input(tmp_path):
     assert ringbloom.CuckooFilter.add_to_file(path, ["x", "y"]) == 2
     assert "x" in ringbloom.CuckooFilter.load(path)
     with pytest.raises(ValueError):
-        ringbloom.CuckooFilter(100, bucket_size=3)
+        ringbloom.CuckooFilter(100, bucket_size=256)

@@ -26,14 +26,17 @@ constexpr const char* cf_too_large = "ERR Insufficient memory to create filter";
 /// How many sub-filters of a filter with these parameters fit in
 /// MAX_FILTER_BYTES together (0 when not even the first does). The
 /// library grows inside add(), at most one sub-filter per item, so the
-/// commands stop adding once a filter has this many.
-std::uint64_t cf_fitting_subs(std::uint64_t capacity, const cuckoo_filter::options& o) {
+/// commands stop adding once a filter has this many. The count stops at
+/// `enough`.
+std::uint64_t cf_fitting_subs(std::uint64_t capacity, const cuckoo_filter::options& o,
+                              std::uint64_t enough = cuckoo_filter::max_sub_filters) {
   const std::uint64_t limit = settings().max_filter_bytes;
   std::uint64_t buckets = std::max<std::uint64_t>(1, std::bit_ceil(capacity / o.bucket_size));
   const std::uint64_t growth = o.expansion == 0 ? 0 : std::bit_ceil(std::uint64_t{o.expansion});
   std::uint64_t total = 0;
   std::uint64_t subs = 0;
-  while (subs < cuckoo_filter::max_sub_filters && buckets <= limit) {
+  while (subs < std::min<std::uint64_t>(enough, cuckoo_filter::max_sub_filters) &&
+         buckets <= limit) {
     total += (buckets * o.bucket_size * o.fingerprint_bits + 7) / 8 + 3;
     if (total > limit) break;
     ++subs;
@@ -94,9 +97,6 @@ int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
       }
     }
     if (bucket_size * 2 > capacity) return c.error("Capacity must be at least (BucketSize * 2)");
-    if (bucket_size != 2 && bucket_size != 4) {
-      return c.error("ERR ringbloom's cuckoo filter takes BUCKETSIZE 2 or 4");
-    }
     cuckoo_filter::options o;
     o.bucket_size = static_cast<std::uint32_t>(bucket_size);
     o.max_kicks = static_cast<std::uint32_t>(max_iterations);
@@ -140,7 +140,20 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
   }
   const std::uint64_t max_subs = settings().cf_max_expansions;
   if (f->sub_filters().size() >= max_subs) return c.error("Maximum expansions reached");
-  const std::uint64_t fitting = cf_fitting_subs(f->capacity(), f->settings());
+  // Only whether one more sub-filter fits matters, so the sum stops there
+  // (a CF.ADD used to walk all 64 possible sub-filters: about 850
+  // instructions a call), and is taken further when an insert of several
+  // items has grown the filter to that count.
+  std::uint64_t asked = f->sub_filters().size() + 1;
+  std::uint64_t fitting = cf_fitting_subs(f->capacity(), f->settings(), asked);
+  const auto no_room = [&] {
+    const std::uint64_t subs = f->sub_filters().size();
+    if (subs >= fitting && fitting == asked) {
+      asked = subs + 1;
+      fitting = cf_fitting_subs(f->capacity(), f->settings(), asked);
+    }
+    return subs >= fitting;
+  };
   const int n = c.argc - first;
   if (o.multi) c.array(n);
   for (int i = 0; i < n; ++i) {
@@ -148,8 +161,7 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
     int answer = 0;  // 1 inserted, 0 exists, -1 no space
     if (o.nx && f->may_contain(item)) {
       answer = 0;
-    } else if (f->sub_filters().size() > max_subs ||
-               (f->settings().expansion != 0 && f->sub_filters().size() >= fitting)) {
+    } else if (f->sub_filters().size() > max_subs || (f->settings().expansion != 0 && no_room())) {
       answer = -1;  // a growth now could pass CF_MAX_EXPANSIONS or MAX_FILTER_BYTES
     } else {
       try {

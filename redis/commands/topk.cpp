@@ -88,25 +88,36 @@ int topk_add(api::Ctx* ctx, api::String** argv, int argc) {
     if (status != key_status::ok) return c.error(topk_traits::status_error(status));
     if (t == nullptr) return c.error(pending_error);
     const int step = incrby ? 2 : 1;
-    c.array(api::postponed_len);
-    long replies = 0;
-    for (int i = 2; i < argc; i += step) {
-      long long n = 1;
-      if (incrby && (!c.to_long(i + 1, n) || n < 0 || n > 100000)) {
-        c.error(
-            "TopK: increment must be an integer greater or equal to 0"
-            "                            and smaller or equal to 100,000");
-        ++replies;
+    // The reply's length is known before any add: the items up to the
+    // first bad increment, and that refusal. (A postponed array length cost
+    // the server a deferred-length node and a reallocation: about 1,000
+    // instructions per TOPK.ADD, more than the add itself.)
+    const auto increment = [&](int i, long long& n) {
+      n = 1;
+      return !incrby || (c.to_long(i + 1, n) && n >= 0 && n <= 100000);
+    };
+    int stop = argc;  // the first item whose increment is refused
+    long long n = 1;
+    for (int i = 2; incrby && i < argc; i += step) {
+      if (!increment(i, n)) {
+        stop = i;
         break;
       }
+    }
+    c.array((stop - 2) / step + (stop < argc ? 1 : 0));
+    for (int i = 2; i < stop; i += step) {
+      (void)increment(i, n);
       if (n == 0) {
         c.null();
       } else {
         reply_expelled(c, t->add(c.arg(i), static_cast<std::uint32_t>(n)));
       }
-      ++replies;
     }
-    api::ReplySetArrayLength(ctx, replies);
+    if (stop < argc) {
+      c.error(
+          "TopK: increment must be an integer greater or equal to 0"
+          "                            and smaller or equal to 100,000");
+    }
     c.replicate();
     return api::ok;
   });

@@ -252,8 +252,8 @@ setting* settings_table(std::size_t& count) {
        "in the range [1, 1073741824]"},
       {"bf-expansion-factor", nullptr, false, 1, 32768, nullptr, &m.bf_expansion,
        "in the range [1, 32768]"},
-      {"cf-bucket-size", nullptr, false, 2, 4, nullptr, &m.cf_bucket_size,
-       "2 or 4 (ringbloom's cuckoo filter)"},
+      {"cf-bucket-size", nullptr, false, 1, 255, nullptr, &m.cf_bucket_size,
+       "in the range [1, 255]"},
       {"cf-initial-size", nullptr, false, 4, 1 << 30, nullptr, &m.cf_capacity,
        "in the range [4, 1073741824]"},
       {"cf-max-iterations", nullptr, false, 1, 65535, nullptr, &m.cf_max_iterations,
@@ -286,7 +286,6 @@ bool assign(setting& s, std::string_view text) {
       static_cast<double>(n) > s.high) {
     return false;
   }
-  if (std::string_view(s.name) == "cf-bucket-size" && n != 2 && n != 4) return false;
   *s.integer = static_cast<std::uint64_t>(n);
   return true;
 }

@@ -103,7 +103,7 @@ def test_settings_are_configs_with_redisbloom_names(make_server):
 
 @pytest.mark.parametrize("name,value", [
     ("bf-error-rate", "1"), ("bf-error-rate", "0"), ("bf-error-rate", "abc"),
-    ("bf-initial-size", "0"), ("cf-bucket-size", "3"), ("cf-max-iterations", "65536"),
+    ("bf-initial-size", "0"), ("cf-bucket-size", "256"), ("cf-max-iterations", "65536"),
     ("max-filter-bytes", "100")])
 def test_config_set_refuses_out_of_range_values_and_keeps_the_old(server, name, value):
     c = server.client()

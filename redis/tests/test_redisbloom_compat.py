@@ -273,3 +273,39 @@ def test_cms_initbyprob_of_depth_zero_is_refused(raw):
     # A probability so near 1 that RedisBloom's float formula gives depth 0.
     assert err(raw, "CMS.INITBYPROB", "m", "0.1", "0.9999999999") == "CMS: invalid init arguments"
     assert raw.ping() and raw.exists("m") == 0
+
+
+@pytest.mark.parametrize("bucket_size", [1, 3, 7, 100, 255])
+def test_cf_reserve_takes_every_bucket_size_from_1_to_255(raw, bucket_size):
+    # RedisBloom's BUCKETSIZE range; each size holds what it was given,
+    # grows, counts, deletes, and survives a DEBUG RELOAD and SCANDUMP.
+    assert raw.execute_command("CF.RESERVE", "c", "600", "BUCKETSIZE", str(bucket_size),
+                               "EXPANSION", "2") == b"OK"
+    items = [f"i{i}" for i in range(1000)]
+    assert raw.execute_command("CF.INSERT", "c", "ITEMS", *items) == [1] * 1000
+    info = raw.execute_command("CF.INFO", "c")
+    fields = dict(zip(info[::2], info[1::2]))
+    assert fields[b"Bucket size"] == bucket_size
+    assert fields[b"Number of items inserted"] == 1000
+    assert raw.execute_command("CF.MEXISTS", "c", *items) == [1] * 1000
+    raw.execute_command("DEBUG", "RELOAD")
+    assert raw.execute_command("CF.MEXISTS", "c", *items) == [1] * 1000
+    assert raw.execute_command("CF.COUNT", "c", "i5") >= 1
+    assert raw.execute_command("CF.DEL", "c", "i5") == 1
+    chunks = []
+    cursor = 0
+    for _ in range(1000):
+        cursor, data = raw.execute_command("CF.SCANDUMP", "c", cursor)
+        if cursor == 0:
+            break
+        chunks.append((cursor, data))
+    for cursor, data in chunks:
+        raw.execute_command("CF.LOADCHUNK", "copy", cursor, data)
+    assert raw.execute_command("CF.MEXISTS", "copy", *items[6:]) == [1] * 994
+
+
+def test_cf_bucket_size_past_255_or_below_1_is_refused_in_redisbloom_words(raw):
+    for bad in ("0", "256"):
+        with pytest.raises(redis.ResponseError,
+                           match="BUCKETSIZE: value must be an integer between 1 and 255"):
+            raw.execute_command("CF.RESERVE", "c", "600", "BUCKETSIZE", bad)

@@ -29,10 +29,11 @@ cuckoo_filter::options checked(std::uint64_t capacity, cuckoo_filter::options o)
   if (capacity < 1) {
     throw std::invalid_argument("a cuckoo filter needs a capacity of at least 1 item");
   }
-  if (o.bucket_size != 2 && o.bucket_size != 4) {
-    throw std::invalid_argument(
-        fmt::format("cuckoo bucket size {} is not offered; give 2 or 4 fingerprints per bucket",
-                    o.bucket_size));
+  if (o.bucket_size < 1 || o.bucket_size > cuckoo_filter::max_bucket_size) {
+    throw std::invalid_argument(fmt::format(
+        "cuckoo bucket size {} is not offered; give 1 to 255 fingerprints per bucket (2, as "
+        "RedisBloom, or 4 for a higher load factor)",
+        o.bucket_size));
   }
   if (o.fingerprint_bits != 8 && o.fingerprint_bits != 12 && o.fingerprint_bits != 16) {
     throw std::invalid_argument(fmt::format(
@@ -81,14 +82,21 @@ std::uint32_t slot_at(const unsigned char* bytes, std::uint64_t bucket, std::uin
   return (word >> (bit % 8)) & ((std::uint32_t{1} << o.fingerprint_bits) - 1);
 }
 
-// b x bits is 16, 24, 32, 48 or 64, a whole number of bytes, so every bucket
-// starts on a byte and fits one 8-byte load; its slots are then compared in
-// registers.
+// Whether a bucket holds `fp`. For the common shapes (b x bits is 8 to 64
+// bits, a whole number of bytes: b = 2 or 4 at any fingerprint size, b <= 8
+// at 8 bits) every bucket starts on a byte and fits one 8-byte load, and its
+// slots are compared in registers; other shapes read slot by slot.
 bool bucket_holds(const unsigned char* bytes, std::uint64_t bucket, std::uint32_t fp,
                   const cuckoo_filter::options& o) noexcept {
   const std::uint32_t bits = o.fingerprint_bits;
-  const std::uint64_t bucket_bytes = o.bucket_size * bits / 8;
-  const std::uint64_t word = io::load_le<std::uint64_t>(bytes + bucket * bucket_bytes);
+  const std::uint64_t bucket_bits = std::uint64_t{o.bucket_size} * bits;
+  if (bucket_bits > 64 || bucket_bits % 8 != 0) {
+    for (std::uint32_t i = 0; i < o.bucket_size; ++i) {
+      if (slot_at(bytes, bucket, i, o) == fp) return true;
+    }
+    return false;
+  }
+  const std::uint64_t word = io::load_le<std::uint64_t>(bytes + bucket * (bucket_bits / 8));
   const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
   bool found = false;
   for (std::uint32_t i = 0; i < o.bucket_size; ++i) {
@@ -146,7 +154,7 @@ void contains_many(const Subs& subs, BytesOf bytes_of, const cuckoo_filter::opti
         answers.size(), items.size()));
   }
   constexpr std::size_t batch = 32;
-  const std::uint64_t bucket_bytes = o.bucket_size * o.fingerprint_bits / 8;
+  const std::uint64_t bucket_bits = std::uint64_t{o.bucket_size} * o.fingerprint_bits;
   std::array<item_key, batch> keys{};
   for (std::size_t start = 0; start < items.size(); start += batch) {
     const std::size_t n = std::min(batch, items.size() - start);
@@ -154,8 +162,8 @@ void contains_many(const Subs& subs, BytesOf bytes_of, const cuckoo_filter::opti
       keys[i] = key_for(items[start + i], o);
       for (const auto& s : subs) {
         const auto [b1, b2] = buckets_for(keys[i], s.buckets);
-        __builtin_prefetch(bytes_of(s) + b1 * bucket_bytes);
-        __builtin_prefetch(bytes_of(s) + b2 * bucket_bytes);
+        __builtin_prefetch(bytes_of(s) + b1 * bucket_bits / 8);
+        __builtin_prefetch(bytes_of(s) + b2 * bucket_bits / 8);
       }
     }
     for (std::size_t i = 0; i < n; ++i) answers[start + i] = contains(subs, bytes_of, keys[i], o);

@@ -2,7 +2,9 @@
 // Mitzenmacher, CoNEXT 2014), a filter that can delete, growing by
 // sub-filters as RedisBloom's CF.* does.
 //
-// What: buckets of `bucket_size` slots (2 or 4), each slot a fingerprint of
+// What: buckets of `bucket_size` slots (1 to 255, as RedisBloom's BUCKETSIZE;
+// 2 is RedisBloom's default, 4 fills to a higher load factor; a lookup reads
+// 2 b slots, so larger buckets cost lookups time and rate), each slot a fingerprint of
 // `fingerprint_bits` bits (8, 12 or 16; 0 means empty). An item with hash h
 // has fingerprint f = 1 + (h >> 32) mod (2^bits - 1) and two candidate
 // buckets, i1 = h mod n and i2 = i1 xor (f x 0x5bd1e995) mod n (partial-key
@@ -58,12 +60,13 @@ class cuckoo_filter {
   /// Creation parameters; defaults are RedisBloom's CF.RESERVE defaults
   /// (bucket size 2, 20 iterations, expansion 1) with its 8-bit fingerprints.
   struct options {
-    std::uint32_t bucket_size = 2;       ///< 2 or 4
+    std::uint32_t bucket_size = 2;       ///< 1 to max_bucket_size
     std::uint32_t fingerprint_bits = 8;  ///< 8, 12 or 16
     std::uint32_t max_kicks = 20;        ///< 1..65535 evictions per insertion
     std::uint32_t expansion = 1;         ///< 0 (never grow) .. 32768, rounded up to a power of 2
     std::uint64_t seed = 0;              ///< xxh3 seed
   };
+  static constexpr std::uint32_t max_bucket_size = 255;  ///< RedisBloom's largest BUCKETSIZE
   static constexpr std::uint32_t max_sub_filters = 64;
   static constexpr std::uint64_t max_buckets = std::uint64_t{1} << 40;
 
