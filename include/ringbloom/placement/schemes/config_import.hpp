@@ -68,10 +68,28 @@ namespace ringbloom::schemes {
                                                       std::string_view source,
                                                       std::string_view upstream);
 
-/// The backend `backend` of haproxy.cfg text as a haproxy_placement.
+/// The upstreams of nginx.conf text with a `hash KEY consistent` directive,
+/// in file order: the ones import_nginx may read.
+[[nodiscard]] std::vector<std::string> nginx_hashing_upstreams(std::string_view text,
+                                                               std::string_view source);
+
+/// The backend `backend` of haproxy.cfg text as a haproxy_placement, with
+/// what it inherits from its defaults section (the one `from NAME` names,
+/// else the last one before it). A setting the placement reproduces but a
+/// reader should know of (a server-template's slots) is appended to `notes`.
+[[nodiscard]] std::unique_ptr<placement> import_haproxy(std::string_view text,
+                                                        std::string_view source,
+                                                        std::string_view backend,
+                                                        std::vector<std::string>& notes);
 [[nodiscard]] std::unique_ptr<placement> import_haproxy(std::string_view text,
                                                         std::string_view source,
                                                         std::string_view backend);
+
+/// The backends (and listen sections) of haproxy.cfg text that hash with
+/// `hash-type consistent` and a hashing `balance`, in file order: the ones
+/// import_haproxy may read.
+[[nodiscard]] std::vector<std::string> haproxy_hashing_backends(std::string_view text,
+                                                                std::string_view source);
 
 /// One nutcracker.yml server entry, "host:port:weight [name]" or
 /// "/path/to/socket:weight [name]", as the server ketama hashes. `where`
@@ -107,8 +125,16 @@ enum class redis_cluster_output {
 [[nodiscard]] std::unique_ptr<placement> import_redis_cluster(std::string_view text,
                                                               std::string_view source);
 
-/// The nodes of `nodetool ring` output as a cassandra_placement with
-/// `replication`.
+/// The nodes of `nodetool ring` output (3.11 to 5.0 and DSE, one or several
+/// data centres, with the Warning/Note lines nodetool prints around the
+/// table) as a cassandra_placement with `replication`. A Joining node is left
+/// out (its tokens own no key until it is Normal); Down, Leaving and Moving
+/// nodes still own their tokens and are placed. Each is named in `notes`.
+/// Throws std::invalid_argument when `replication` names a data centre the
+/// ring does not have.
+[[nodiscard]] std::unique_ptr<placement> import_nodetool_ring(
+    std::string_view text, std::string_view source, const cassandra_replication& replication,
+    std::vector<std::string>& notes);
 [[nodiscard]] std::unique_ptr<placement> import_nodetool_ring(
     std::string_view text, std::string_view source, const cassandra_replication& replication);
 
