@@ -387,7 +387,8 @@ TEST(SchemeCliLookupFrom, AgreesWithLookupOfTheImportedTopology) {
   keys += "caf\xC3\xA9\n{tag}.a\n";
   for (const config_case& c : config_cases()) {
     const std::string file = write(dir, c.file_name, c.text);
-    std::vector<std::string> import = {"ring", "import", c.system, file, "-o", dir.file("t.json")};
+    std::vector<std::string> import = {"ring", "import",           c.system, file,
+                                       "-o",   dir.file("t.json"), "--force"};
     import.insert(import.end(), c.flags.begin(), c.flags.end());
     ASSERT_EQ(run_cli(import).exit_code, 0) << c.system;
     for (const bool as_json : {false, true}) {
