@@ -6,8 +6,10 @@
 //     block (at any depth; `include` is not followed and is refused when it
 //     appears inside the upstream). Server text as written, `weight=N`.
 //   - haproxy.cfg: the `backend NAME` (or `listen NAME`) section, with the
-//     `hash-type` and `default-server weight` it inherits from the last
-//     `defaults` section before it. `server NAME ADDR [weight N] [id N]`.
+//     `hash-type`, `balance`, `default-server` and run-time settings it
+//     inherits from its defaults (the section `from NAME` names, else the
+//     last `defaults` before it). `server NAME ADDR [weight N] [id N]` and
+//     `server-template`. What a key is follows `balance` (haproxy_key).
 //   - nutcracker.yml (twemproxy): one pool, `distribution: ketama`, its
 //     `hash`, its `servers:` ("host:port:weight [name]", one entry read by
 //     twemproxy_server_from_line).
@@ -25,8 +27,10 @@
 //     given by the caller (nodetool ring does not show it).
 // Settings that change placement but that the scheme does not reproduce
 // (nginx `down`/`backup`, HAProxy `hash-balance-factor`, backup or disabled
-// servers, a non-consistent balance) are refused with the reason, never
-// ignored.
+// servers, a non-consistent balance, Envoy DNS clusters ...) are refused with
+// the reason, never ignored; docs/placement.md lists every setting of each
+// system. With no section named, a file's only section that hashes is read
+// (imported_config::notes says which); with several, the refusal lists them.
 //
 // The front door is import_config (text) and import_config_file (a path):
 // the system by name, the section to read, and every rule that refuses a
