@@ -527,5 +527,38 @@ TEST(EnvoySettings, AMissingClusterIsNamedWithTheCandidates) {
             "envoy.yaml has 2 clusters that hash ('web', 'api'); name one with --cluster");
 }
 
+// ------------------------------------------------------------------ goldens
+
+// Configurations shaped like the ones seen in public repositories (our own
+// files), each imported to the topology file beside it, byte for byte: a
+// change in what an importer reads shows here first.
+TEST(ImportGoldens, EachConfigGivesItsTopology) {
+  struct golden {
+    const char* system;
+    const char* file;
+    const char* section;
+    cassandra_replication replication = cassandra_replication::simple(1);
+  };
+  const golden goldens[] = {
+      {"haproxy", "haproxy_named_defaults.cfg", "b"},
+      {"nginx", "nginx_debian_site.conf", ""},
+      {"twemproxy", "nutcracker_two_pools.yml", "alpha"},
+      {"envoy", "envoy_typed_policy.yaml", ""},
+      {"envoy", "envoy_lowercase_ring.yaml", ""},
+      {"cassandra", "nodetool_ring_4.0.txt", "",
+       cassandra_replication::network({{"dc1", 2}, {"dc2", 1}})},
+  };
+  for (const golden& g : goldens) {
+    SCOPED_TRACE(g.file);
+    config_options o;
+    o.section = g.section;
+    o.replication = g.replication;
+    const auto c = import_config(g.system, data_file(g.file), g.file, o);
+    std::string name = g.file;
+    name = name.substr(0, name.rfind('.')) + ".topology.json";
+    EXPECT_EQ(scheme_topology_json(*c.scheme), data_file(name));
+  }
+}
+
 }  // namespace
 }  // namespace ringbloom::schemes
