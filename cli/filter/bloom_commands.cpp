@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/filter_kinds.hpp"
@@ -231,13 +232,7 @@ std::vector<std::uint64_t> read_key_hashes(const create_options& o) {
   return hashes;
 }
 
-void refuse_existing(const create_options& o) {
-  std::error_code ec;
-  if (!o.force && fs::exists(fs::symlink_status(o.file, ec))) {
-    throw usage_error(fmt::format(
-        "'{}' already exists; pass --force to replace it, or choose another file name", o.file));
-  }
-}
+void refuse_existing(const create_options& o) { refuse_output(o.file, o.force, {o.from}); }
 
 void run_create_fuse(const create_options& o, filter_kind kind) {
   for (const CLI::Option* opt : {o.capacity_opt, o.fpr_opt, o.bits_opt, o.hashes_opt}) {
@@ -349,11 +344,7 @@ void run_create(const create_options& o) {
   // Build first: a bad size is reported before the file system is looked at.
   const any_filter filter = make_filter(spec);
 
-  std::error_code ec;
-  if (!o.force && fs::exists(fs::symlink_status(o.file, ec))) {
-    throw usage_error(fmt::format(
-        "'{}' already exists; pass --force to replace it, or choose another file name", o.file));
-  }
+  refuse_existing(o);
   save_filter(o.file, filter);
 
   const filter_stats stats = filter.stats();
@@ -857,6 +848,7 @@ struct merge_options {
   std::string b;
   std::string out;
   bool intersect = false;
+  bool force = false;
   bool json = false;
 };
 
@@ -885,6 +877,7 @@ void run_merge(const merge_options& o) {
       result = filter.stats();
     });
   } else {
+    refuse_output(o.out, o.force);
     any_filter merged = load_filter(o.a);
     const any_filter other = open_filter_mapped(o.b);
     combine(merged, other);
@@ -918,6 +911,7 @@ void add_merge(CLI::App& bloom) {
   cmd->add_option("-o,--output", o->out, "The file to write (atomically; may be A or B)")
       ->required();
   cmd->add_flag("--intersect", o->intersect, "Intersect instead of uniting");
+  cmd->add_flag("--force", o->force, "Replace OUT if it exists and is neither A nor B");
   cmd->add_flag("--json", o->json, "Print the result as JSON");
   set_example(*cmd, "ringbloom bloom merge monday.rbf tuesday.rbf -o week.rbf");
   cmd->callback([o] {

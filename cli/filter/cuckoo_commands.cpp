@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
 #include "ringbloom/io/memory.hpp"
@@ -91,11 +92,7 @@ void add_create(CLI::App& cuckoo) {
   cmd->callback([o] {
     require_cuckoo_memory(o->capacity, o->o);
     const cuckoo_filter f(o->capacity, o->o);
-    std::error_code ec;
-    if (!o->force && fs::exists(fs::symlink_status(o->file, ec))) {
-      throw usage_error(fmt::format(
-          "'{}' already exists; pass --force to replace it, or choose another file name", o->file));
-    }
+    refuse_output(o->file, o->force);
     with_advice("check that the directory exists and is writable",
                 [&] { save_cuckoo(o->file, f); });
     if (o->json) return print_json(info_json(o->file, f));

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/file_io.hpp"
@@ -67,6 +68,7 @@ struct build_options {
   std::string node;
   std::string peer;
   std::size_t replicas = 1;
+  bool force = false;
   bool json = false;
   CLI::Option* hash_opt = nullptr;
 };
@@ -116,6 +118,7 @@ void run_build(const build_options& o) {
     scan_rows_file(o.rows, add);
   }
   const merkle_tree tree = builder.finish();
+  refuse_output(o.out, o.force, {o.rows});
   save_tree(o.out, tree);
   if (o.json) {
     print_json(
@@ -140,6 +143,7 @@ void add_build(CLI::App& merkle) {
   cmd->add_option("rows", o->rows, "The rows file, one key<TAB>value a line; '-' reads stdin")
       ->required();
   cmd->add_option("-o,--output", o->out, "The tree file to write")->required();
+  cmd->add_flag("--force", o->force, "Replace the output if it exists");
   add_number_option(*cmd, "--depth", o->depth,
                     between<unsigned>(merkle_tree::min_depth, merkle_tree::max_depth),
                     "2^depth leaves (default 16)");

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "output.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/placement/node_list.hpp"
@@ -33,6 +34,7 @@ namespace {
 struct import_options {
   config_source source;
   std::string output;
+  bool force = false;
   bool json = false;
 };
 
@@ -71,6 +73,7 @@ void run_import(const import_options& o) {
   if (o.output.empty() || o.output == "-") {
     fmt::print("{}", topology);
   } else {
+    refuse_output(o.output, o.force, {o.source.file});
     io::write_file_atomic(o.output, topology);
   }
   if (o.json) return;
@@ -123,6 +126,7 @@ void add_ring_import(CLI::App& ring) {
   add_config_options(*cmd, o->source, nullptr);
   cmd->add_option("-o,--output", o->output,
                   "The topology file to write (default: standard output)");
+  cmd->add_flag("--force", o->force, "Replace the output if it exists");
   cmd->add_flag("--json", o->json, "Print only the topology JSON (no summary on stderr)");
   set_example(
       *cmd, "ringbloom ring import nginx /etc/nginx/nginx.conf --upstream backend -o backend.json");

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "placement/scheme_commands.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
@@ -501,9 +502,7 @@ struct init_options {
 };
 
 void run_init(const init_options& o) {
-  if (!o.force && fs::exists(o.file)) {
-    throw usage_error(fmt::format("{} already exists; use --force to replace it", o.file));
-  }
+  refuse_output(o.file, o.force);
   topology topo{options_from(o.ring), {}};
   if (!o.nodes.empty()) topo.nodes = parse_nodes(o.nodes);
   const hash_ring ring = build_from_arguments(topo);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/checkpoint.hpp"
 #include "ringbloom/quantile/quantile_file.hpp"
@@ -89,11 +90,7 @@ void run_create(const create_options& o, const CLI::App& cmd) {
     }
     q.emplace(kll_sketch(o.k, o.seed));
   }
-  std::error_code ec;
-  if (!o.force && fs::exists(fs::symlink_status(o.file, ec))) {
-    throw usage_error(fmt::format(
-        "'{}' already exists; pass --force to replace it, or choose another file name", o.file));
-  }
+  refuse_output(o.file, o.force);
   with_advice("check that the directory exists and is writable",
               [&] { save_quantile(o.file, *q); });
   if (o.json) {
@@ -393,11 +390,7 @@ void run_merge(const merge_options& o, const CLI::App& cmd) {
     }
     out.emplace(std::move(m));
   }
-  std::error_code ec;
-  if (!o.force && fs::exists(fs::symlink_status(o.output, ec))) {
-    throw usage_error(fmt::format(
-        "'{}' already exists; pass --force to replace it, or choose another file name", o.output));
-  }
+  refuse_output(o.output, o.force, o.inputs);
   with_advice("check that the directory exists and is writable",
               [&] { save_quantile(o.output, *out); });
   const std::uint64_t count = std::visit([](const auto& s) { return s.count(); }, *out);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/sketch/count_min.hpp"
@@ -30,14 +31,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-void refuse_existing(const std::string& file, bool force) {
-  std::error_code ec;
-  if (!force && fs::exists(fs::symlink_status(file, ec))) {
-    throw usage_error(fmt::format(
-        "'{}' already exists; pass --force to replace it, or choose another file name", file));
-  }
-}
-
 /// The --force and --json flags of every `create`.
 void add_create_flags(CLI::App& cmd, bool& force, bool& as_json) {
   cmd.add_flag("--force", force, "Replace FILE if it exists");
@@ -48,7 +41,7 @@ void add_create_flags(CLI::App& cmd, bool& force, bool& as_json) {
 /// the new sketch atomically, then prints `summary` (--json) or the line `text`.
 void save_new_sketch(const std::string& file, bool force, const any_sketch& sketch, bool as_json,
                      const json& summary, const std::string& text) {
-  refuse_existing(file, force);
+  refuse_output(file, force);
   with_advice("check that the directory exists and is writable",
               [&] { save_sketch(file, sketch); });
   if (as_json) return print_json(summary);
@@ -319,7 +312,7 @@ void add_hll(CLI::App& app) {
             throw data_error(fmt::format("{}: {}", o->blob, e.what()));
           }
         }();
-        refuse_existing(o->out, o->force);
+        refuse_output(o->out, o->force, {o->blob});
         save_sketch(o->out, h);
         if (o->json) return print_json(hll_json(o->out, h));
         fmt::print("imported {} ({} Redis HLL, {} bytes) into {}: about {} distinct\n", o->blob,
@@ -333,6 +326,7 @@ void add_hll(CLI::App& app) {
       std::string file;
       std::string out;
       std::string encoding = "auto";
+      bool force = false;
       bool json = false;
     };
     auto o = std::make_shared<opts>();
@@ -342,6 +336,7 @@ void add_hll(CLI::App& app) {
     cmd->add_option("-o,--output", o->out, "The file to write the bytes to")->required();
     cmd->add_option("--encoding", o->encoding,
                     "auto (sparse when Redis would keep it sparse), dense or sparse");
+    cmd->add_flag("--force", o->force, "Replace the output if it exists");
     cmd->add_flag("--json", o->json, "Print as JSON");
     set_example(*cmd,
                 "ringbloom hll export-redis visitors.hll -o visitors.blob\n"
@@ -364,6 +359,7 @@ void add_hll(CLI::App& app) {
                 ? to_redis_string(h)
                 : to_redis_string(h, o->encoding == "dense" ? redis_hll_encoding::dense
                                                             : redis_hll_encoding::sparse);
+        refuse_output(o->out, o->force, {o->file});
         io::write_file_atomic(o->out, bytes);
         const bool dense = redis_string_encoding(bytes) == redis_hll_encoding::dense;
         if (o->json) {

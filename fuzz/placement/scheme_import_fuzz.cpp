@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,7 +64,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::string> notes;
     return import_twemproxy(bytes, "fuzz", "alpha", notes);
   });
-  attempt([&] { return import_envoy(bytes, "fuzz", ""); });
+  try {  // no cluster named: several (or no) hashing clusters is a usage error
+    attempt([&] { return import_envoy(bytes, "fuzz", ""); });
+  } catch (const std::invalid_argument&) {
+  }
+  attempt([&] { return import_envoy(bytes, "fuzz", "web"); });
   attempt([&] { return import_config("redis-cluster", bytes, "fuzz").scheme; });
   try {
     (void)twemproxy_server_from_line(bytes, "fuzz");

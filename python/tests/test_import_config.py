@@ -92,8 +92,15 @@ def test_refusals(tmp_path):
     bad.write_text("upstream u {\n hash $x consistent;\n server a:1 down;\n}\n")
     with pytest.raises(ringbloom.DataError, match=r"bad\.conf:3:"):
         ringbloom.import_config("nginx", bad, "u")
-    with pytest.raises(ValueError, match="needs name="):
+    # Without name=, the file's only upstream that hashes is read (and refused here).
+    with pytest.raises(ringbloom.DataError, match=r"bad\.conf:3:"):
         ringbloom.import_config("nginx", bad)
+    two = tmp_path / "two.conf"
+    two.write_text("upstream a { hash $x consistent; server a:1; }\n"
+                   "upstream b { hash $y consistent; server b:1; }\n")
+    with pytest.raises(ValueError, match="needs name=; name the section to read, one of the 2 "
+                                         "upstreams that hash consistently: 'a', 'b'"):
+        ringbloom.import_config("nginx", two)
     with pytest.raises(ValueError, match="'memcached' is not a system"):
         ringbloom.import_config("memcached", bad)
     with pytest.raises(ValueError, match="every data centre replication factor 0"):

@@ -179,7 +179,7 @@ const std::vector<hostile_case> cases = {
      {},
      two_filters},
     {"merge_into_directory",
-     {"bloom", "merge", "{dir}/f.rbf", "{dir}/f.rbf", "-o", "{dir}/sub"},
+     {"bloom", "merge", "{dir}/f.rbf", "{dir}/f.rbf", "-o", "{dir}/sub", "--force"},
      3,
      {"'{dir}/sub'", "is a directory"},
      {},

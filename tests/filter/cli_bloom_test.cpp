@@ -876,10 +876,12 @@ TEST(CliBloomMerge, OutputMayBeAnInput) {
   EXPECT_EQ(info(m.b)["items"], 80);
 }
 
-TEST(CliBloomMerge, ExistingOutputIsReplaced) {
+TEST(CliBloomMerge, ExistingOutputIsReplacedOnlyWithForce) {
   merge_fixture m;
   write_bytes(m.out, "an old file that is not a filter\n");
-  expect_exit(0, {"merge", m.a, m.b, "-o", m.out});
+  expect_error(2, {"merge", m.a, m.b, "-o", m.out}, "already exists; pass --force");
+  EXPECT_EQ(read_bytes(m.out), "an old file that is not a filter\n");
+  expect_exit(0, {"merge", m.a, m.b, "-o", m.out, "--force"});
   EXPECT_EQ(info(m.out)["items"], 180);
 }
 

@@ -161,19 +161,21 @@ TEST(CliMerkle, BadInputExitsWithASentence) {
   EXPECT_EQ(depth.exit_code, 2) << describe(depth);
   EXPECT_THAT(depth.err, HasSubstr("--depth must be an integer from 1 to 22"));
   // Trees of different depths: usage.
-  ASSERT_EQ(merkle({"build", f.a_rows, "-o", f.a_tree, "--depth", "8"}).exit_code, 0);
-  ASSERT_EQ(merkle({"build", f.b_rows, "-o", f.b_tree, "--depth", "9"}).exit_code, 0);
+  ASSERT_EQ(merkle({"build", f.a_rows, "-o", f.a_tree, "--depth", "8", "--force"}).exit_code, 0);
+  ASSERT_EQ(merkle({"build", f.b_rows, "-o", f.b_tree, "--depth", "9", "--force"}).exit_code, 0);
   const cli_result depths = merkle({"diff", f.a_tree, f.b_tree});
   EXPECT_EQ(depths.exit_code, 2) << describe(depths);
   EXPECT_THAT(depths.err, HasSubstr("cannot compare trees of depth 8 and 9"));
   // Different key hashes: usage.
   ASSERT_EQ(
-      merkle({"build", f.b_rows, "-o", f.b_tree, "--depth", "8", "--hash", "sha256"}).exit_code, 0);
+      merkle({"build", f.b_rows, "-o", f.b_tree, "--depth", "8", "--hash", "sha256", "--force"})
+          .exit_code,
+      0);
   EXPECT_EQ(merkle({"diff", f.a_tree, f.b_tree}).exit_code, 2);
   // One rows file without the other: usage.
   EXPECT_EQ(merkle({"diff", f.a_tree, f.a_tree, "--rows-a", f.a_rows}).exit_code, 2);
   // A rows file that is not the tree's: data.
-  ASSERT_EQ(merkle({"build", f.b_rows, "-o", f.b_tree, "--depth", "8"}).exit_code, 0);
+  ASSERT_EQ(merkle({"build", f.b_rows, "-o", f.b_tree, "--depth", "8", "--force"}).exit_code, 0);
   const cli_result stale =
       merkle({"diff", f.a_tree, f.b_tree, "--rows-a", f.b_rows, "--rows-b", f.b_rows});
   EXPECT_EQ(stale.exit_code, 3) << describe(stale);

@@ -100,7 +100,7 @@ const std::vector<hostile_case> cases = {
      {},
      [](const std::string& dir) { write_text(dir + "/rows.tsv", "k1\tv1\nbinary\x01junk\n"); }},
     {"output_is_a_directory",
-     {"merkle", "build", "{dir}/rows.tsv", "-o", "{dir}/sub"},
+     {"merkle", "build", "{dir}/rows.tsv", "-o", "{dir}/sub", "--force"},
      3,
      {"'{dir}/sub'", "is a directory"},
      {},

@@ -247,11 +247,13 @@ TEST(ImportConfig, EveryRefusalSaysWhatToDo) {
             "'memcached' is not a system whose configuration ringbloom reads; give nginx, "
             "haproxy, twemproxy, redis-cluster, cassandra or envoy");
   EXPECT_EQ(error_of([] { (void)schemes::import_config("nginx", "", "n.conf"); }),
-            "nginx n.conf needs --upstream NAME; name the section to read");
+            "nginx n.conf needs --upstream NAME; name the section to read (the file has no "
+            "upstream that hashes consistently)");
   schemes::config_options python_style;
   python_style.section_option = "name=";
   EXPECT_EQ(error_of([&] { (void)schemes::import_config("haproxy", "", "h.cfg", python_style); }),
-            "haproxy h.cfg needs name=; name the section to read");
+            "haproxy h.cfg needs name=; name the section to read (the file has no backend that "
+            "hashes consistently)");
   EXPECT_THAT(error_of([] { (void)schemes::import_config("nginx", "a\n\x01", "n.conf"); }),
               StartsWith("n.conf:2: holds the control byte 0x01"));
   EXPECT_THROW((void)schemes::import_config("nginx", "a\n\x01", "n.conf"), data_error);

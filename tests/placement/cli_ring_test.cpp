@@ -149,7 +149,7 @@ TEST(CliRingFile, InitAddRemoveShowLookupDiff) {
 
   r = run_cli({"ring", "init", file});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("already exists; use --force"));
+  EXPECT_THAT(r.err, HasSubstr("already exists; pass --force"));
 
   const std::string before = dir.file("before.json");
   std::ofstream(before) << to_json(load_topology(file));

@@ -81,7 +81,7 @@ TEST(SchemeCliImport, NginxUpstreamRoundTripsThroughATopology) {
 TEST(SchemeCliImport, HaproxyBackendInheritsDefaults) {
   const auto p = import_haproxy(haproxy_cfg, "haproxy.cfg", "web");
   const auto& be = dynamic_cast<const haproxy_placement&>(*p);
-  EXPECT_EQ(be.options(), (haproxy_options{haproxy_hash::djb2, true}));
+  EXPECT_EQ(be.options(), (haproxy_options{haproxy_hash::djb2, true, haproxy_key::uri}));
   ASSERT_EQ(be.servers().size(), 3u);
   EXPECT_EQ(be.servers()[0].weight, 3u) << "default-server weight 3";
   EXPECT_EQ(be.servers()[1].weight, 1u);
@@ -119,21 +119,23 @@ TEST(SchemeCliImport, BadConfigsExitThreeWithFileLineAndWriteNothing) {
        {"--upstream", "u"},
        ":2: expected ';' after 'hash $x consistent'"},
       {"haproxy",
-       "backend b\n  hash-type consistent\n  server s1 10.0.0.1:80 weight 300\n",
+       "backend b\n  balance uri\n  hash-type consistent\n  server s1 10.0.0.1:80 weight 300\n",
        {"--backend", "b"},
-       ":3: server 's1': weight '300' is not in HAProxy's range 0..256"},
+       ":4: server 's1': weight '300' is not in HAProxy's range 0..256"},
       {"haproxy",
-       "backend b\n  hash-type consistent\n  hash-balance-factor 150\n  server s1 10.0.0.1:80\n",
+       "backend b\n  balance uri\n  hash-type consistent\n  hash-balance-factor 150\n  server s1 "
+       "10.0.0.1:80\n",
        {"--backend", "b"},
-       ":3: 'hash-balance-factor' bounds each server's load"},
+       ":4: 'hash-balance-factor' bounds each server's load"},
       {"haproxy",
-       "backend b\n  hash-type consistent\n  server s1 10.0.0.1:80\n  server s1 10.0.0.2:80\n",
+       "backend b\n  balance uri\n  hash-type consistent\n  server s1 10.0.0.1:80\n  server s1 "
+       "10.0.0.2:80\n",
        {"--backend", "b"},
-       ":4: server name 's1' is used twice (first on line 3)"},
+       ":5: server name 's1' is used twice (first on line 4)"},
       {"haproxy",
-       "backend b\n  hash-type consistent\n  server s1 10.0.0.1\n",
+       "backend b\n  balance uri\n  hash-type consistent\n  server s1 10.0.0.1\n",
        {"--backend", "b"},
-       ":3: server 's1' has the address '10.0.0.1' without a port"},
+       ":4: server 's1' has the address '10.0.0.1' without a port"},
       {"haproxy",
        "backend b\n  hash-type map-based\n  server s1 10.0.0.1:80\n",
        {"--backend", "b"},
@@ -158,7 +160,8 @@ TEST(SchemeCliImport, BadConfigsExitThreeWithFileLineAndWriteNothing) {
       {"twemproxy",
        "alpha:\n  hash: murmur\n  servers:\n   - 10.0.0.1:11211:1\n",
        {},
-       ":2: 'hash: murmur' is not one the twemproxy scheme reproduces"},
+       ":2: pool 'alpha' hashes its keys with 'murmur', a nutcracker hash that ringbloom does not "
+       "reproduce; ringbloom places keys"},
       {"twemproxy",
        "alpha:\n  servers:\n   - 10.0.0.1:11211:1 a\n   - 10.0.0.2:11211:1 a\n",
        {},
@@ -384,7 +387,8 @@ TEST(SchemeCliLookupFrom, AgreesWithLookupOfTheImportedTopology) {
   keys += "caf\xC3\xA9\n{tag}.a\n";
   for (const config_case& c : config_cases()) {
     const std::string file = write(dir, c.file_name, c.text);
-    std::vector<std::string> import = {"ring", "import", c.system, file, "-o", dir.file("t.json")};
+    std::vector<std::string> import = {"ring", "import",           c.system, file,
+                                       "-o",   dir.file("t.json"), "--force"};
     import.insert(import.end(), c.flags.begin(), c.flags.end());
     ASSERT_EQ(run_cli(import).exit_code, 0) << c.system;
     for (const bool as_json : {false, true}) {
@@ -419,9 +423,17 @@ TEST(SchemeCliLookupFrom, AgreesWithLookupOfTheImportedTopology) {
 TEST(SchemeCliLookupFrom, RefusesWhatImportRefuses) {
   test::temp_dir dir;
   const auto conf = write(dir, "nginx.conf", nginx_conf);
+  // The file's only upstream that hashes is read without --upstream (and said so).
   auto r = run_cli({"ring", "lookup", "--from", "nginx", conf, "k"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("read upstream 'backend', the only one of the file that hashes"));
+  const auto two = write(dir, "two.conf",
+                         "upstream a { hash $x consistent; server a:1; }\n"
+                         "upstream b { hash $y consistent; server b:1; }\n");
+  r = run_cli({"ring", "lookup", "--from", "nginx", two, "k"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("needs --upstream NAME"));
+  EXPECT_THAT(r.err, HasSubstr("needs --upstream NAME; name the section to read, one of the 2 "
+                               "upstreams that hash consistently: 'a', 'b'"));
   r = run_cli({"ring", "lookup", "--from", "nginx", conf, "--upstream", "nope", "k"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("no 'upstream nope"));

@@ -29,6 +29,7 @@
 #include "ringbloom/placement/schemes/haproxy.hpp"
 #include "ringbloom/placement/schemes/nginx.hpp"
 #include "ringbloom/placement/schemes/redis_cluster.hpp"
+#include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/schemes/system_hashes.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
 #include "support/cli_run.hpp"
@@ -114,7 +115,8 @@ peer_answer ask_peer(const std::string& system, const json& spec,
 
 // Compares every key; returns how many keys each server got from the peer.
 std::map<std::string, std::size_t> expect_same_placement(const placement& ours,
-                                                         const peer_answer& peer) {
+                                                         const peer_answer& peer,
+                                                         std::size_t min_keys = key_count) {
   std::size_t mismatches = 0;
   std::string examples;
   std::map<std::string, std::size_t> per_server;
@@ -128,7 +130,7 @@ std::map<std::string, std::size_t> expect_same_placement(const placement& ours,
   }
   EXPECT_EQ(mismatches, 0u) << ours.kind_name() << ": " << mismatches << " of " << peer.rows.size()
                             << " keys placed differently:" << examples;
-  EXPECT_GE(peer.rows.size(), key_count);
+  EXPECT_GE(peer.rows.size(), min_keys);
   return per_server;
 }
 
@@ -267,6 +269,90 @@ TEST(SchemePeers, HaproxyEveryHashFunction) {
   check_haproxy("crc32", {haproxy_hash::crc32, false}, servers);
 }
 
+// HAProxy run with the test's own defaults and backend `b` (the driver adds
+// a front end and answering ports): import_config reads the same text, with
+// what the backend inherits, and places every key where haproxy sent it; so
+// does the command line.
+void check_haproxy_config(const std::string& text, std::size_t ports, const std::string& by,
+                          const std::vector<std::string>& keys, bool every_server = true) {
+  const json spec = {{"raw", text}, {"ports", ports}, {"by", by}};
+  const peer_answer peer = ask_peer("haproxy", spec, keys);
+  if (peer.rows.empty()) return;
+  config_options o;
+  o.section = "b";
+  const imported_config imported =
+      import_config("haproxy", peer.header.at("config").get<std::string>(), "haproxy.cfg", o);
+  const auto per_server = expect_same_placement(*imported.scheme, peer, keys.size());
+  if (every_server) {
+    EXPECT_EQ(per_server.size(), imported.scheme->node_count()) << "every server should get keys";
+  }
+  // The topology file keeps what a key is.
+  expect_same_placement(*parse_scheme_topology(scheme_topology_json(*imported.scheme), "t.json"),
+                        peer, keys.size());
+  expect_cli_import_matches("haproxy", {"--backend", "b"}, peer);
+}
+
+const std::string haproxy_http_defaults =
+    "  mode http\n  timeout connect 2s\n  timeout client 20s\n  timeout server 20s\n";
+
+// Client addresses in 127.0.0.0/8 (every one is the loopback on Linux, so the
+// driver connects from each).
+std::vector<std::string> loopback_addresses(std::size_t n) {
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < n; ++i)
+    keys.push_back(fmt::format("127.{}.{}.{}", i * 7 % 251, (i * 37 + 11) % 256, i % 250 + 2));
+  return keys;
+}
+
+TEST(SchemePeers, HaproxyBalanceSourceHashesTheAddressBytes) {
+  const std::string servers =
+      "  http-response set-header X-Server %[srv_name]\n"
+      "  server s1 127.0.0.1:{PORT0}\n  server s2 127.0.0.1:{PORT1} weight 3\n"
+      "  server s3 127.0.0.1:{PORT2} id 9\n  server s4 127.0.0.1:{PORT3}\n";
+  check_haproxy_config("defaults\n" + haproxy_http_defaults +
+                           "backend b\n  balance source\n  hash-type consistent\n" + servers,
+                       4, "source", loopback_addresses(1000));
+  // Without avalanche the folded address itself is the point on the ring
+  // (the hash function is not used): every 127.0.0.0/8 address lies in the
+  // same 1/256 of the ring, so one or two servers take them all.
+  check_haproxy_config("defaults\n" + haproxy_http_defaults +
+                           "backend b\n  balance source\n  hash-type consistent crc32\n" + servers,
+                       4, "source", loopback_addresses(1000), false);
+}
+
+TEST(SchemePeers, HaproxyNamedDefaultsDefaultServerAndServerTemplate) {
+  // balance, hash-type and default-server come from the named defaults; the
+  // template's three servers share one address and are told apart by name.
+  const std::string cfg = "defaults hashing\n" + haproxy_http_defaults +
+                          "  balance hdr(X-Key)\n  hash-type consistent djb2 avalanche\n"
+                          "  default-server weight 2\n"
+                          "defaults plain\n" +
+                          haproxy_http_defaults +
+                          "backend b from hashing\n"
+                          "  http-response set-header X-Server %[srv_name]\n"
+                          "  server s1 127.0.0.1:{PORT0} weight 1\n"
+                          "  server-template web 1-3 127.0.0.1:{PORT1}\n"
+                          "  default-server weight 5\n"
+                          "  server s9 127.0.0.1:{PORT2}\n";
+  check_haproxy_config(cfg, 3, "header", peer_keys(key_count));
+}
+
+TEST(SchemePeers, HaproxyBalanceUriCutsAtTheQueryAndTheDepth) {
+  std::vector<std::string> uris;
+  for (std::size_t i = 0; i < 3000; ++i)
+    uris.push_back(fmt::format("/shop/{}/item-{}/photo?v={}&id={}", i % 13, i, i % 3, i));
+  const std::string servers =
+      "  http-response set-header X-Server %[srv_name]\n"
+      "  server s1 127.0.0.1:{PORT0}\n  server s2 127.0.0.1:{PORT1}\n"
+      "  server s3 127.0.0.1:{PORT2} weight 2\n";
+  for (const char* options : {"", " depth 2", " whole", " len 12"}) {
+    SCOPED_TRACE(std::string("balance uri") + options);
+    check_haproxy_config("defaults\n" + haproxy_http_defaults + "backend b\n  balance uri" +
+                             options + "\n  hash-type consistent\n" + servers,
+                         3, "uri", uris);
+  }
+}
+
 // --------------------------------------------------------------- twemproxy
 
 void check_twemproxy(twemproxy_hash hash, const json& servers_spec,
@@ -300,6 +386,44 @@ TEST(SchemePeers, TwemproxyEveryHashAndAMiddleServerRemoved) {
   check_twemproxy(twemproxy_hash::fnv1a_32, five, {1, 1, 1, 1, 1});
   check_twemproxy(twemproxy_hash::fnv1_32, five, {1, 1, 1, 1, 1});
   check_twemproxy(twemproxy_hash::fnv1a_64, four, {1, 1, 1, 1});
+}
+
+TEST(SchemePeers, TwemproxyForcedCollisionsKeepNutcrackersTieOrder) {
+  // nutcracker hashes "NAME-k" cut to 272 bytes, so names that agree on
+  // their first 272 bytes put every point at the same positions, and a name
+  // of 270 bytes ending in "-1" lands on the points k = 1, 10..19 of its
+  // 268-byte stem. nutcracker sorts the servers by name (shorter first,
+  // then bytes) before it builds the continuum, glibc's qsort keeps tied
+  // points in that order and ketama_dispatch takes the first point >= the
+  // hash: the server whose name sorts first wins every tie, wherever it is
+  // listed and whatever its weight. Names
+  // this long are not valid ringbloom node names, so the placement is built
+  // directly rather than imported.
+  const std::string stem(268, 'n');
+  const std::string x = stem + "xxxxxx";  // 274 bytes
+  const std::string y = stem + "xxxxyy";  // the same first 272 bytes
+  const std::string part = stem + "-1";   // 270 bytes: collides with some of stem's points
+  const std::vector<std::vector<std::pair<std::string, std::uint32_t>>> sets = {
+      {{"c1", 1}, {x, 1}, {y, 1}, {"c4", 1}},
+      {{y, 1}, {"c1", 1}, {x, 2}},
+      {{x, 3}, {y, 1}, {"c3", 1}},
+      {{stem, 1}, {"c2", 1}, {part, 1}},
+      {{part, 2}, {stem, 1}, {"c3", 1}},
+  };
+  for (const twemproxy_hash hash : {twemproxy_hash::fnv1a_64, twemproxy_hash::md5}) {
+    for (const auto& set : sets) {
+      json servers = json::array();
+      std::vector<twemproxy_server> ours;
+      for (const auto& [name, weight] : set) {
+        servers.push_back({{"name", name}, {"weight", weight}});
+        ours.push_back({name, weight});
+      }
+      const json spec = {{"hash", std::string(twemproxy_hash_name(hash))}, {"servers", servers}};
+      const peer_answer peer = ask_peer("twemproxy", spec, peer_keys(key_count));
+      if (peer.rows.empty()) return;
+      expect_same_placement(twemproxy_placement(hash, ours), peer);
+    }
+  }
 }
 
 // ----------------------------------------------------------- redis cluster

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -75,6 +77,30 @@ bool is_punct(const token& t, char c) { return !t.quoted && t.text.size() == 1 &
 
 }  // namespace
 
+std::vector<std::string> nginx_hashing_upstreams(std::string_view text, std::string_view source) {
+  const std::vector<token> tokens = nginx_tokens(text, source);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
+    if (tokens[i].quoted || tokens[i].text != "upstream" || !is_punct(tokens[i + 2], '{')) continue;
+    // The block's own directives (depth 1): is one of them 'hash KEY consistent'?
+    int depth = 0;
+    bool consistent = false;
+    std::size_t start = i + 3;  // the first word of a directive
+    for (std::size_t j = i + 2; j < tokens.size(); ++j) {
+      if (is_punct(tokens[j], '{')) ++depth;
+      if (is_punct(tokens[j], '}') && --depth == 0) break;
+      if (is_punct(tokens[j], ';') || is_punct(tokens[j], '{') || is_punct(tokens[j], '}')) {
+        if (depth == 1 && j >= start + 3 && !tokens[start].quoted && tokens[start].text == "hash" &&
+            tokens[j - 1].text == "consistent")
+          consistent = true;
+        start = j + 1;
+      }
+    }
+    if (consistent) names.push_back(tokens[i + 1].text);
+  }
+  return names;
+}
+
 std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view source,
                                         std::string_view upstream) {
   const std::vector<token> tokens = nginx_tokens(text, source);
@@ -93,10 +119,15 @@ std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view 
     }
   }
   if (at == tokens.size()) {
+    const std::vector<std::string> names = nginx_hashing_upstreams(text, source);
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "'" : ", '") + printable(n) + "'";
     throw data_error(fmt::format(
         "{}: no 'upstream {} {{ ... }}' block; give the name of an upstream of the file "
-        "with --upstream",
-        source, upstream));
+        "with --upstream ({})",
+        source, printable(upstream),
+        names.empty() ? std::string("the file has no upstream with 'hash KEY consistent'")
+                      : "those with 'hash KEY consistent': " + list));
   }
   const std::size_t block_line = tokens[at - 3].line;
   std::vector<nginx_server> servers;
@@ -239,19 +270,101 @@ std::vector<std::string> haproxy_words(std::string_view line) {
   return words;
 }
 
-struct haproxy_section_settings {
-  std::optional<haproxy_options> hash;  // from hash-type consistent
-  std::size_t hash_line = 0;
-  bool map_based = false;
-  std::uint32_t default_weight = 1;
+struct haproxy_line {
+  std::vector<std::string> words;
+  std::size_t line = 0;
 };
 
-haproxy_options parse_hash_type(const std::vector<std::string>& w, std::string_view source,
-                                std::size_t line, bool& map_based) {
+// One section of haproxy.cfg: its keyword, name, `from` and lines.
+struct haproxy_section {
+  std::string keyword;
+  std::string name;
+  std::string from;
+  std::size_t line = 0;
+  std::vector<haproxy_line> lines;
+  std::size_t defaults = 0;  // proxies: index + 1 of the defaults section it inherits (0: none)
+};
+
+bool is_section_keyword(std::string_view kw) {
+  static const char* const keywords[] = {
+      "global",    "defaults", "frontend",    "backend", "listen", "userlist", "peers",
+      "resolvers", "program",  "http-errors", "ring",    "cache",  "mailers"};
+  return std::find(std::begin(keywords), std::end(keywords), kw) != std::end(keywords);
+}
+
+// The file's sections, each proxy knowing the defaults it inherits: the one
+// its `from` names, else the last defaults section before it (named or not),
+// as HAProxy 2.6's cfgparse-listen.c does.
+std::vector<haproxy_section> haproxy_sections(std::string_view text, std::string_view source) {
+  std::vector<haproxy_section> sections;
+  std::size_t last_defaults = 0;
+  const std::vector<std::string_view> lines = detail::split_lines(text);
+  for (std::size_t n = 1; n <= lines.size(); ++n) {
+    std::vector<std::string> w = haproxy_words(lines[n - 1]);
+    if (w.empty()) continue;
+    if (!is_section_keyword(w[0])) {
+      if (!sections.empty()) sections.back().lines.push_back({std::move(w), n});
+      continue;
+    }
+    haproxy_section s{w[0], "", "", n, {}, 0};
+    std::size_t at = 1;
+    if (at < w.size() && w[at] != "from") s.name = w[at++];
+    if (at < w.size() && w[at] == "from") {
+      if (at + 1 >= w.size()) refuse_at(source, n, "'from' names no defaults section");
+      s.from = w[at + 1];
+    }
+    const bool inherits = s.keyword == "defaults" || s.keyword == "backend" ||
+                          s.keyword == "listen" || s.keyword == "frontend";
+    if (inherits) {
+      if (!s.from.empty()) {
+        std::size_t found = 0;
+        for (std::size_t i = 0; i < sections.size(); ++i) {
+          if (sections[i].keyword == "defaults" && sections[i].name == s.from) found = i + 1;
+        }
+        if (found == 0) {
+          refuse_at(source, n,
+                    fmt::format("'from {}' names no defaults section before it; HAProxy refuses "
+                                "that, so name a 'defaults' section written above this line",
+                                s.from));
+        }
+        s.defaults = found;
+      } else if (s.keyword != "defaults") {
+        s.defaults = last_defaults;
+      }
+    }
+    sections.push_back(std::move(s));
+    if (sections.back().keyword == "defaults") last_defaults = sections.size();
+  }
+  return sections;
+}
+
+// The settings of a backend that decide placement, from its defaults and its
+// own lines; `line` fields say where each came from (0: HAProxy's default).
+struct haproxy_settings {
+  haproxy_options hash;
+  bool consistent = false;
+  bool map_based = false;
+  std::size_t hash_line = 0;
+  std::vector<std::string> balance = {"roundrobin"};
+  std::size_t balance_line = 0;
+  std::uint32_t default_weight = 1;
+  std::string default_state;  // "disabled" or "backup" from default-server
+  std::size_t default_state_line = 0;
+  std::size_t balance_factor_line = 0;  // a non-zero hash-balance-factor
+  std::string affinity;                 // hash-preserve-affinity other than always
+  std::size_t affinity_line = 0;
+  std::string hash_key;  // hash-key other than id
+  std::size_t hash_key_line = 0;
+};
+
+void parse_hash_type(const std::vector<std::string>& w, std::string_view source, std::size_t line,
+                     haproxy_settings& s) {
   if (w.size() < 2 || (w[1] != "consistent" && w[1] != "map-based")) {
     refuse_at(source, line, "expected 'hash-type consistent [FUNCTION [avalanche]]'");
   }
-  map_based = w[1] == "map-based";
+  s.consistent = w[1] == "consistent";
+  s.map_based = w[1] == "map-based";
+  s.hash_line = line;
   haproxy_options o;  // `consistent` alone: sdbm + avalanche
   if (w.size() >= 3) {
     const auto f = find_haproxy_hash(w[2]);
@@ -269,153 +382,343 @@ haproxy_options parse_hash_type(const std::vector<std::string>& w, std::string_v
       o.avalanche = true;
     }
   }
-  return o;
+  s.hash.function = o.function;
+  s.hash.avalanche = o.avalanche;
+}
+
+std::uint32_t haproxy_weight(std::string_view number, std::string_view what,
+                             std::string_view source, std::size_t line) {
+  const auto v = to_unsigned(number);
+  if (!v || *v > haproxy_placement::max_weight) {
+    refuse_at(source, line,
+              fmt::format("{}weight '{}' is not in HAProxy's range 0..256", what, number));
+  }
+  return static_cast<std::uint32_t>(*v);
+}
+
+// The settings lines (not servers) of a defaults section or a backend.
+void apply_settings(const haproxy_section& section, std::string_view source, haproxy_settings& s) {
+  for (const haproxy_line& l : section.lines) {
+    const std::vector<std::string>& w = l.words;
+    const std::string& kw = w[0];
+    if (kw == "hash-type") {
+      parse_hash_type(w, source, l.line, s);
+    } else if (kw == "balance") {
+      s.balance.assign(w.begin() + 1, w.end());
+      if (s.balance.empty()) refuse_at(source, l.line, "'balance' names no algorithm");
+      s.balance_line = l.line;
+    } else if (kw == "default-server") {
+      for (std::size_t i = 1; i < w.size(); ++i) {
+        if (w[i] == "weight" && i + 1 < w.size()) {
+          s.default_weight = haproxy_weight(w[i + 1], "default-server ", source, l.line);
+          ++i;
+        } else if (w[i] == "disabled" || w[i] == "backup") {
+          s.default_state = w[i];
+          s.default_state_line = l.line;
+        } else if (w[i] == "enabled") {
+          s.default_state.clear();
+        }
+      }
+    } else if (kw == "hash-balance-factor") {
+      s.balance_factor_line = w.size() >= 2 && w[1] != "0" ? l.line : 0;
+    } else if (kw == "hash-preserve-affinity") {
+      s.affinity = w.size() >= 2 && w[1] != "always" ? w[1] : "";
+      s.affinity_line = l.line;
+    } else if (kw == "hash-key") {
+      s.hash_key = w.size() >= 2 && w[1] != "id" ? w[1] : "";
+      s.hash_key_line = l.line;
+    }
+  }
+}
+
+haproxy_settings settings_of(const std::vector<haproxy_section>& sections,
+                             const haproxy_section& proxy, std::string_view source,
+                             bool with_own_lines = true) {
+  // The defaults chain: a defaults section's own `from`, and so on.
+  std::vector<const haproxy_section*> chain;
+  for (std::size_t d = proxy.defaults; d != 0 && chain.size() < sections.size();
+       d = sections[d - 1].defaults) {
+    chain.push_back(&sections[d - 1]);
+  }
+  haproxy_settings s;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) apply_settings(**it, source, s);
+  if (with_own_lines) apply_settings(proxy, source, s);
+  return s;
+}
+
+bool is_proxy(const haproxy_section& s) { return s.keyword == "backend" || s.keyword == "listen"; }
+
+// `balance` algorithms that hash a key; the others place no key by hash.
+bool hashing_balance(std::string_view algo) {
+  return algo == "source" || algo == "uri" || algo == "url_param" || algo.rfind("hdr(", 0) == 0 ||
+         algo.rfind("rdp-cookie", 0) == 0 || algo == "hash";
+}
+
+// What the key is for a backend's `balance`, or a refusal.
+void apply_balance(const haproxy_settings& s, std::string_view source, std::size_t section_line,
+                   std::string_view backend, haproxy_options& o) {
+  const std::string& algo = s.balance[0];
+  const std::size_t line = s.balance_line != 0 ? s.balance_line : section_line;
+  if (s.balance_line == 0) {
+    refuse_at(source, line,
+              fmt::format("backend '{}' has no 'balance' line (nor do its defaults), so HAProxy "
+                          "balances round robin and places no key by hash; add the hashing "
+                          "'balance' it runs with (uri, hdr(NAME), url_param NAME, source, hash "
+                          "EXPR, rdp-cookie)",
+                          backend));
+  }
+  if (!hashing_balance(algo)) {
+    refuse_at(source, line,
+              fmt::format(
+                  "'balance {}' places no key by hash (it is {}); only hashing balances (uri, "
+                  "hdr(NAME), url_param, source, hash, rdp-cookie) with 'hash-type consistent' "
+                  "are imported",
+                  algo, algo.rfind("random", 0) == 0 ? "a random draw on the ring" : "not a hash"));
+  }
+  if (algo == "source") {
+    o.key = haproxy_key::source_address;
+  } else if (algo == "uri") {
+    o.key = haproxy_key::uri;
+    for (std::size_t i = 1; i < s.balance.size(); ++i) {
+      const std::string& p = s.balance[i];
+      if (p == "whole") {
+        o.uri_whole = true;
+      } else if ((p == "len" || p == "depth") && i + 1 < s.balance.size()) {
+        const auto v = to_unsigned(s.balance[i + 1]);
+        if (!v || *v == 0 || *v > 0x7fffffff) {
+          refuse_at(
+              source, line,
+              fmt::format("'balance uri {} {}' needs a positive integer", p, s.balance[i + 1]));
+        }
+        (p == "len" ? o.uri_len : o.uri_depth) = static_cast<std::uint32_t>(*v);
+        ++i;
+      } else {
+        refuse_at(source, line,
+                  fmt::format("'balance uri ... {}' is not reproduced (ringbloom cuts the URI at "
+                              "'?', 'len' and 'depth' as HAProxy does, but not '{}'), so this "
+                              "backend cannot be imported as HAProxy places its keys",
+                              p, p));
+      }
+    }
+  } else if (algo.rfind("hdr(", 0) == 0 && s.balance.size() > 1) {
+    refuse_at(source, line,
+              fmt::format("'balance {} {}' hashes part of the header only, which ringbloom does "
+                          "not reproduce; import a backend without it, or give the hashed part "
+                          "as the key after removing the option",
+                          algo, s.balance[1]));
+  }
+}
+
+struct haproxy_candidates {
+  std::vector<std::string> hashing;  // backends import_haproxy can read
+  std::vector<std::string> all;      // every backend and listen section
+};
+
+haproxy_candidates haproxy_backend_names(const std::vector<haproxy_section>& sections,
+                                         std::string_view source) {
+  haproxy_candidates c;
+  for (const haproxy_section& s : sections) {
+    if (!is_proxy(s)) continue;
+    c.all.push_back(s.name);
+    try {
+      const haproxy_settings set = settings_of(sections, s, source);
+      if (set.consistent && set.balance_line != 0 && hashing_balance(set.balance[0]))
+        c.hashing.push_back(s.name);
+    } catch (const data_error&) {
+      // a backend with a bad line is no candidate
+    }
+  }
+  return c;
+}
+
+std::string name_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 20; ++i) {
+    out += (i == 0 ? "'" : ", '") + printable(names[i]) + "'";
+  }
+  if (names.size() > 20) out += fmt::format(" and {} more", names.size() - 20);
+  return out;
 }
 
 }  // namespace
 
+std::vector<std::string> haproxy_hashing_backends(std::string_view text, std::string_view source) {
+  return haproxy_backend_names(haproxy_sections(text, source), source).hashing;
+}
+
 std::unique_ptr<placement> import_haproxy(std::string_view text, std::string_view source,
                                           std::string_view backend) {
-  haproxy_section_settings defaults;
-  haproxy_section_settings current;
-  bool in_target = false;
-  bool found = false;
-  std::size_t section_line = 0;
+  std::vector<std::string> notes;
+  return import_haproxy(text, source, backend, notes);
+}
+
+std::unique_ptr<placement> import_haproxy(std::string_view text, std::string_view source,
+                                          std::string_view backend,
+                                          std::vector<std::string>& notes) {
+  const std::vector<haproxy_section> sections = haproxy_sections(text, source);
+  const haproxy_section* target = nullptr;
+  for (const haproxy_section& s : sections) {
+    if (is_proxy(s) && s.name == backend) target = &s;
+  }
+  if (target == nullptr) {
+    const haproxy_candidates c = haproxy_backend_names(sections, source);
+    throw data_error(fmt::format(
+        "{}: no 'backend {}' or 'listen {}' section; give the name of a backend of the file with "
+        "--backend ({})",
+        source, printable(backend), printable(backend),
+        c.hashing.empty() ? (c.all.empty() ? std::string("the file has no backend")
+                                           : "none of its backends, " + name_list(c.all) +
+                                                 ", hashes with 'hash-type consistent'")
+                          : "those that hash consistently: " + name_list(c.hashing)));
+  }
+  const std::size_t section_line = target->line;
+  const haproxy_settings set = settings_of(sections, *target, source);
+  const auto inherited = [&](std::size_t line) {
+    return line < section_line ? fmt::format(" (set on line {}, in the defaults it inherits)", line)
+                               : std::string();
+  };
+  if (!set.consistent) {
+    refuse_at(
+        source, set.hash_line != 0 ? set.hash_line : section_line,
+        fmt::format(
+            "backend '{}' does not use 'hash-type consistent' (map-based hashing is hash % weight, "
+            "not a ring){}; add 'hash-type consistent' to import it",
+            backend, inherited(set.hash_line)));
+  }
+  haproxy_options options = set.hash;
+  apply_balance(set, source, section_line, backend, options);
+  if (set.balance_factor_line != 0) {
+    refuse_at(source, set.balance_factor_line,
+              fmt::format("'hash-balance-factor'{} bounds each server's load and moves keys off "
+                          "busy servers at run time, which ringbloom does not model; remove it "
+                          "(or set 0) to import the plain consistent placement",
+                          inherited(set.balance_factor_line)));
+  }
+  if (!set.affinity.empty()) {
+    refuse_at(source, set.affinity_line,
+              fmt::format("'hash-preserve-affinity {}'{} sends keys away from full servers at run "
+                          "time, which ringbloom does not model; remove it (the default, "
+                          "'always', keeps every key on its server) to import the placement",
+                          set.affinity, inherited(set.affinity_line)));
+  }
+  if (!set.hash_key.empty()) {
+    refuse_at(source, set.hash_key_line,
+              fmt::format("'hash-key {}'{} places a server's points by its address, which "
+                          "ringbloom does not reproduce (it reproduces 'hash-key id', the "
+                          "default); remove it to import the placement by server id",
+                          set.hash_key, inherited(set.hash_key_line)));
+  }
   std::vector<haproxy_server> servers;
   std::vector<std::size_t> server_lines;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  bool in_defaults = false;
-  while (pos <= text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    const std::vector<std::string> w = haproxy_words(line);
-    if (w.empty()) continue;
-    const std::string& kw = w[0];
-    if (kw == "global" || kw == "defaults" || kw == "frontend" || kw == "backend" ||
-        kw == "listen" || kw == "userlist" || kw == "peers" || kw == "resolvers" ||
-        kw == "program" || kw == "http-errors" || kw == "ring" || kw == "cache" ||
-        kw == "mailers") {
-      if (in_target) break;  // the target section ended
-      in_defaults = kw == "defaults";
-      if (in_defaults) defaults = {};
-      if ((kw == "backend" || kw == "listen") && w.size() >= 2 && w[1] == backend) {
-        in_target = found = true;
-        section_line = line_no;
-        current = defaults;
+  const auto add_server = [&](haproxy_server s, std::size_t line) {
+    for (std::size_t t = 0; t < servers.size(); ++t) {
+      if (servers[t].name == s.name) {
+        refuse_at(
+            source, line,
+            fmt::format("server name '{}' is used twice (first on line {}); HAProxy refuses that",
+                        s.name, server_lines[t]));
       }
-      continue;
     }
-    haproxy_section_settings* settings = in_target ? &current : (in_defaults ? &defaults : nullptr);
-    if (settings == nullptr) continue;
-    if (kw == "hash-type") {
-      settings->hash = parse_hash_type(w, source, line_no, settings->map_based);
-      settings->hash_line = line_no;
-    } else if (kw == "default-server") {
-      for (std::size_t i = 1; i + 1 < w.size(); ++i) {
+    servers.push_back(std::move(s));
+    server_lines.push_back(line);
+  };
+  // default-server lines apply to the servers after them: start from the
+  // defaults' and follow the backend's own in order.
+  haproxy_settings server_defaults = settings_of(sections, *target, source, false);
+  // A server's parameters: weight, id, and whether it is active.
+  const auto read_params = [&](const std::vector<std::string>& w, std::size_t first,
+                               haproxy_server& s, std::size_t line, bool template_line) {
+    std::string state = server_defaults.default_state;
+    for (std::size_t i = first; i < w.size(); ++i) {
+      if (w[i] == "weight" || w[i] == "id") {
+        const std::string number = i + 1 < w.size() ? w[i + 1] : "";
         if (w[i] == "weight") {
-          const auto v = to_unsigned(w[i + 1]);
-          if (!v || *v > haproxy_placement::max_weight) {
-            refuse_at(source, line_no,
-                      fmt::format("weight '{}' is not in HAProxy's range 0..256", w[i + 1]));
+          s.weight = haproxy_weight(number, fmt::format("server '{}': ", s.name), source, line);
+        } else {
+          if (template_line) {
+            refuse_at(source, line,
+                      "'id' on a server-template line would give every server of the template "
+                      "one id, which HAProxy refuses; remove it");
           }
-          settings->default_weight = static_cast<std::uint32_t>(*v);
-        }
-      }
-    } else if (kw == "hash-balance-factor" && in_target) {
-      if (w.size() >= 2 && w[1] != "0") {
-        refuse_at(source, line_no,
-                  "'hash-balance-factor' bounds each server's load and moves keys off busy servers "
-                  "at run time, "
-                  "which ringbloom does not model; remove it (or set 0) to import the plain "
-                  "consistent placement");
-      }
-    } else if (kw == "server" && in_target) {
-      if (w.size() < 3)
-        refuse_at(source, line_no, "expected 'server NAME ADDRESS [weight N] [id N]'");
-      haproxy_server s{w[1], current.default_weight, 0};
-      for (std::size_t i = 3; i < w.size(); ++i) {
-        if (w[i] == "weight" || w[i] == "id") {
-          const std::string number = i + 1 < w.size() ? w[i + 1] : "";
-          // An absent or unparsable number reads as the largest value: refused below.
           const std::uint64_t value = to_unsigned(number).value_or(~std::uint64_t{0});
-          if (w[i] == "weight") {
-            if (value > haproxy_placement::max_weight) {
-              refuse_at(source, line_no,
-                        fmt::format("server '{}': weight '{}' is not in HAProxy's range 0..256",
-                                    s.name, number));
-            }
-            s.weight = static_cast<std::uint32_t>(value);
-          } else {
-            if (value == 0 || value > haproxy_placement::max_id) {
-              refuse_at(source, line_no,
-                        fmt::format("server '{}': id '{}' is not an integer in [1, {}]", s.name,
-                                    number, haproxy_placement::max_id));
-            }
-            s.id = static_cast<std::uint32_t>(value);
+          if (value == 0 || value > haproxy_placement::max_id) {
+            refuse_at(source, line,
+                      fmt::format("server '{}': id '{}' is not an integer in [1, {}]", s.name,
+                                  number, haproxy_placement::max_id));
           }
-          ++i;
-        } else if (w[i] == "backup" || w[i] == "disabled") {
-          refuse_at(
-              source, line_no,
-              fmt::format(
-                  "server '{}' is '{}': it takes keys only when others fail, which ringbloom does "
-                  "not model; remove it to import the placement of the active servers",
-                  s.name, w[i]));
+          s.id = static_cast<std::uint32_t>(value);
         }
+        ++i;
+      } else if (w[i] == "backup" || w[i] == "disabled") {
+        state = w[i];
+      } else if (w[i] == "enabled") {
+        state.clear();
       }
+    }
+    if (!state.empty()) {
+      refuse_at(
+          source, line,
+          fmt::format(
+              "server '{}' is '{}'{}: it takes keys only when others fail, which ringbloom does "
+              "not model; remove it to import the placement of the active servers",
+              s.name, state,
+              state == server_defaults.default_state && server_defaults.default_state_line != 0
+                  ? fmt::format(" (from 'default-server {}' on line {})", state,
+                                server_defaults.default_state_line)
+                  : std::string()));
+    }
+  };
+  for (const haproxy_line& l : target->lines) {
+    const std::vector<std::string>& w = l.words;
+    if (w[0] == "default-server") {
+      haproxy_section one{"", "", "", l.line, {l}, 0};
+      apply_settings(one, source, server_defaults);
+    } else if (w[0] == "server") {
+      if (w.size() < 3)
+        refuse_at(source, l.line, "expected 'server NAME ADDRESS [weight N] [id N]'");
+      haproxy_server s{w[1], server_defaults.default_weight, 0};
+      read_params(w, 3, s, l.line, false);
       const std::string& address = w[2];
       if (address.find(':') == std::string::npos && address.find('/') == std::string::npos) {
-        refuse_at(source, line_no,
+        refuse_at(source, l.line,
                   fmt::format("server '{}' has the address '{}' without a port; write ADDRESS:PORT",
                               s.name, address));
       }
-      for (std::size_t t = 0; t < servers.size(); ++t) {
-        if (servers[t].name == s.name) {
-          refuse_at(
-              source, line_no,
-              fmt::format("server name '{}' is used twice (first on line {}); HAProxy refuses that",
-                          s.name, server_lines[t]));
-        }
+      add_server(std::move(s), l.line);
+    } else if (w[0] == "server-template") {
+      // server-template PREFIX NUM|LOW-HIGH FQDN[:PORT] [params]: servers
+      // PREFIX<LOW> .. PREFIX<HIGH> (NUM alone: 1..NUM), in that order.
+      if (w.size() < 4)
+        refuse_at(source, l.line, "expected 'server-template PREFIX NUM|LOW-HIGH FQDN[:PORT]'");
+      const std::string& range = w[2];
+      const std::size_t dash = range.find('-');
+      const auto low = dash == std::string::npos
+                           ? std::optional<std::uint64_t>(1)
+                           : to_unsigned(std::string_view(range).substr(0, dash));
+      const auto high =
+          to_unsigned(dash == std::string::npos ? std::string_view(range)
+                                                : std::string_view(range).substr(dash + 1));
+      if (!low || !high || *low == 0 || *high < *low || *high - *low >= 65536) {
+        refuse_at(source, l.line,
+                  fmt::format("'{}' is not a server count or a range LOW-HIGH (at most 65536 "
+                              "servers); write e.g. 'server-template web 1-5 app.example:80'",
+                              range));
       }
-      servers.push_back(std::move(s));
-      server_lines.push_back(line_no);
-    } else if (kw == "balance" && in_target) {
-      static const char* const hashing[] = {"hdr(",   "uri",  "url_param",
-                                            "source", "hash", "rdp-cookie"};
-      bool ok = false;
-      for (const char* h : hashing) ok = ok || (w.size() >= 2 && w[1].rfind(h, 0) == 0);
-      if (!ok) {
-        refuse_at(
-            source, line_no,
-            fmt::format(
-                "'balance {}' places no key by hash; only hashing balances (uri, hdr(), url_param, "
-                "source, hash ...) with 'hash-type consistent' are imported",
-                w.size() >= 2 ? w[1] : ""));
+      for (std::uint64_t n = *low; n <= *high; ++n) {
+        haproxy_server s{fmt::format("{}{}", w[1], n), server_defaults.default_weight, 0};
+        read_params(w, 4, s, l.line, true);
+        add_server(std::move(s), l.line);
       }
+      notes.push_back(fmt::format(
+          "{}:{}: 'server-template {} {}' is placed as when all its servers have an address; "
+          "slots that DNS leaves empty are in maintenance and take no keys",
+          source, l.line, w[1], range));
     }
-  }
-  if (!found) {
-    throw data_error(
-        fmt::format("{}: no 'backend {}' or 'listen {}' section; give the name of a backend of the "
-                    "file with --backend",
-                    source, backend, backend));
-  }
-  if (!current.hash || current.map_based) {
-    refuse_at(
-        source, current.hash ? current.hash_line : section_line,
-        fmt::format(
-            "backend '{}' does not use 'hash-type consistent' (map-based hashing is hash % weight, "
-            "not a ring); add 'hash-type consistent' to import it",
-            backend));
   }
   if (servers.empty())
     refuse_at(source, section_line, fmt::format("backend '{}' has no server", backend));
-  return build_at(source, section_line, [&] {
-    return std::make_unique<haproxy_placement>(*current.hash, std::move(servers));
-  });
+  return build_at(source, section_line,
+                  [&] { return std::make_unique<haproxy_placement>(options, std::move(servers)); });
 }
 
 // --------------------------------------------------------------- twemproxy
@@ -466,29 +769,68 @@ twemproxy_server twemproxy_server_from_line(std::string_view line, std::string_v
 
 std::unique_ptr<placement> import_nodetool_ring(std::string_view text, std::string_view source,
                                                 const cassandra_replication& replication) {
-  // Datacenter: dc1
-  // ==========
-  // Address    Rack   Status State   Load       Owns    Token
-  //                                                     9223372036854775807   <- the ring's last
-  //                                                     token
-  // 10.0.0.1   rack1  Up     Normal  1.5 MiB    33.3%   -9223372036854775808
+  std::vector<std::string> notes;
+  return import_nodetool_ring(text, source, replication, notes);
+}
+
+std::unique_ptr<placement> import_nodetool_ring(std::string_view text, std::string_view source,
+                                                const cassandra_replication& replication,
+                                                std::vector<std::string>& notes) {
+  // What nodetool ring prints (tools/nodetool/Ring.java, 3.11 to 5.0 and DSE):
+  //   [Note: Ownership information does not include topology; ...]  (older versions)
+  //   Datacenter: dc1
+  //   ==========
+  //   Address    Rack   Status State   Load       Owns    Token
+  //                                                       9223372036854775807  <- the last token
+  //   10.0.0.1   rack1  Up     Normal  1.5 MiB    33.3%   -9223372036854775808
+  //     Warning: "nodetool ring" is used to output all the tokens of a node.   (vnodes)
+  //     To view status related info of a node use "nodetool status" instead.
+  //     Note: Non-system keyspaces don't have the same replication settings, ...
+  // Status is Up, Down or ?; State Normal, Joining, Leaving or Moving; Load
+  // is one field ("?") or two ("1.5 MiB"); the address may be a host name (-r)
+  // or carry a port (-pp).
   std::vector<cassandra_node> nodes;
+  std::map<std::string, std::string> states;  // address -> a state other than Up/Normal
+  std::vector<std::string> joining;
   std::string datacenter;
+  bool in_table = false;
   const std::vector<std::string_view> lines = detail::split_lines(text);
   for (std::size_t line_no = 1; line_no <= lines.size(); ++line_no) {
     const std::vector<std::string_view> f = detail::split_fields(lines[line_no - 1], " \t");
     if (f.empty()) continue;
     if (f[0] == "Datacenter:") {
       if (f.size() < 2) refuse_at(source, line_no, "'Datacenter:' has no name");
-      datacenter = std::string(f[1]);
+      datacenter = std::string(lines[line_no - 1].substr(lines[line_no - 1].find(':') + 1));
+      while (!datacenter.empty() && (datacenter.front() == ' ' || datacenter.front() == '\t'))
+        datacenter.erase(0, 1);
+      while (!datacenter.empty() && (datacenter.back() == ' ' || datacenter.back() == '\t'))
+        datacenter.pop_back();
+      in_table = true;
       continue;
     }
-    if (f.size() < 3 || f[0] == "Address" || f[0].find_first_not_of('=') == std::string_view::npos)
+    if (f[0].find_first_not_of('=') == std::string_view::npos) continue;
+    if (f[0] == "Address" && f.back() == "Token") continue;
+    // The prose nodetool prints before and after the table.
+    if (f[0] == "Warning:" || f[0] == "Note:" || (f[0] == "To" && f.size() > 1 && f[1] == "view"))
       continue;
-    if (f[0].find_first_of(".:") == std::string_view::npos) {
-      refuse_at(
-          source, line_no,
-          fmt::format("'{}' is not a node address; give the output of 'nodetool ring'", f[0]));
+    if (f[0] == "Error:") {
+      refuse_at(source, line_no,
+                fmt::format("nodetool printed an error instead of the ring ('{}'); run it again "
+                            "and give its output",
+                            printable(lines[line_no - 1])));
+    }
+    const bool status_ok = f.size() >= 6 && (f[2] == "Up" || f[2] == "Down" || f[2] == "?");
+    const bool state_ok = f.size() >= 6 && (f[3] == "Normal" || f[3] == "Joining" ||
+                                            f[3] == "Leaving" || f[3] == "Moving");
+    if (in_table && f.size() == 1 && detail::to_unsigned(f[0].substr(f[0][0] == '-')))
+      continue;  // the ring's last token, printed above the nodes
+    if (!in_table || !status_ok || !state_ok) {
+      refuse_at(source, line_no,
+                fmt::format("'{}' is not a line of 'nodetool ring' (a node's line reads ADDRESS "
+                            "RACK Up|Down|? Normal|Joining|Leaving|Moving LOAD OWNS TOKEN under "
+                            "'Datacenter: NAME'); give the output of 'nodetool ring' as it "
+                            "printed it",
+                            printable(lines[line_no - 1])));
     }
     const std::string_view token_text = f.back();
     std::int64_t token = 0;
@@ -499,9 +841,17 @@ std::unique_ptr<placement> import_nodetool_ring(std::string_view text, std::stri
                 fmt::format(
                     "the token '{}' is not a 64-bit integer (Murmur3Partitioner tokens are in "
                     "[-2^63, 2^63 - 1]); give the output of 'nodetool ring' for a Murmur3 cluster",
-                    token_text));
+                    printable(token_text)));
     }
     const std::string address(f[0]);
+    if (f[3] == "Joining") {
+      // A joining node's tokens are pending: reads place keys without it.
+      if (std::find(joining.begin(), joining.end(), address) == joining.end())
+        joining.push_back(address);
+      continue;
+    }
+    if (f[2] != "Up" || f[3] != "Normal")
+      states[address] = fmt::format("{} {}", std::string(f[2]), std::string(f[3]));
     auto it = std::find_if(nodes.begin(), nodes.end(),
                            [&](const cassandra_node& n) { return n.address == address; });
     if (it == nodes.end()) {
@@ -514,7 +864,34 @@ std::unique_ptr<placement> import_nodetool_ring(std::string_view text, std::stri
     it->tokens.push_back(token);
   }
   if (nodes.empty()) {
-    throw data_error(fmt::format("{}: no node lines; give the output of 'nodetool ring'", source));
+    throw data_error(fmt::format(
+        "{}: no node lines{}; give the output of 'nodetool ring'", source,
+        joining.empty() ? std::string() : " other than Joining ones, whose tokens own no key yet"));
+  }
+  for (const std::string& address : joining) {
+    notes.push_back(fmt::format(
+        "{}: node {} is Joining, so its tokens are left out: Cassandra reads place keys without "
+        "it until it is Normal; import the ring again once it has joined",
+        source, address));
+  }
+  for (const auto& [address, state] : states) {
+    notes.push_back(fmt::format(
+        "{}: node {} is {}; it still owns its tokens and is placed as a replica, as Cassandra "
+        "places keys until it leaves the ring",
+        source, address, state));
+  }
+  if (replication.network_topology) {
+    std::set<std::string> dcs;
+    for (const cassandra_node& n : nodes) dcs.insert(n.datacenter);
+    for (const auto& [dc, rf] : replication.per_datacenter) {
+      if (dcs.contains(dc)) continue;
+      std::string names;
+      for (const std::string& d : dcs) names += (names.empty() ? "'" : ", '") + printable(d) + "'";
+      throw std::invalid_argument(fmt::format(
+          "the replication names the data centre '{}', which is not in {} (its data centres are "
+          "{}; names are case-sensitive); give the data centres as the ring names them",
+          printable(dc), source, names));
+    }
   }
   return build_at(source, 1, [&] {
     return std::make_unique<cassandra_placement>(std::move(nodes), replication);

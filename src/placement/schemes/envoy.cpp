@@ -39,11 +39,18 @@ normalized normalize(const std::vector<envoy_host>& hosts) {
 
 void check_hosts(std::string_view kind, const std::vector<envoy_host>& hosts) {
   std::unordered_set<std::string_view> seen;
+  std::uint64_t sum = 0;
   for (const envoy_host& h : hosts) {
     if (h.name.empty())
       throw std::invalid_argument(fmt::format("{}: a host is empty; give its address", kind));
     if (!seen.insert(h.name).second) detail::throw_duplicate_node(kind, h.name);
-    detail::integer_weight(kind, h.name, h.weight, 1, 128);
+    detail::integer_weight(kind, h.name, h.weight, 1, envoy_max_weight);
+    sum += h.weight;
+  }
+  if (sum > envoy_max_weight) {
+    throw std::invalid_argument(
+        fmt::format("{}: the weights sum to {}, above Envoy's limit of {}; lower them", kind, sum,
+                    envoy_max_weight));
   }
 }
 
@@ -124,7 +131,8 @@ std::uint32_t envoy_ring_hash_placement::node_index_for_hash(std::uint64_t h) co
 
 void envoy_ring_hash_placement::add_node(const placement_node& node) {
   std::vector<envoy_host> hosts = hosts_;
-  hosts.push_back({node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1, 128)});
+  hosts.push_back({node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1,
+                                                     envoy_max_weight)});
   rebuild(std::move(hosts));
 }
 
@@ -137,7 +145,7 @@ void envoy_ring_hash_placement::remove_node(std::string_view name) {
 void envoy_ring_hash_placement::set_weight(std::string_view name, double weight) {
   std::vector<envoy_host> hosts = hosts_;
   hosts[index_of(kind_name(), hosts, name)].weight =
-      detail::integer_weight(kind_name(), name, weight, 1, 128);
+      detail::integer_weight(kind_name(), name, weight, 1, envoy_max_weight);
   rebuild(std::move(hosts));
 }
 
@@ -220,7 +228,8 @@ std::uint32_t envoy_maglev_placement::node_index_for_hash(std::uint64_t h) const
 
 void envoy_maglev_placement::add_node(const placement_node& node) {
   std::vector<envoy_host> hosts = hosts_;
-  hosts.push_back({node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1, 128)});
+  hosts.push_back({node.name, detail::integer_weight(kind_name(), node.name, node.weight, 1,
+                                                     envoy_max_weight)});
   rebuild(std::move(hosts));
 }
 
@@ -233,7 +242,7 @@ void envoy_maglev_placement::remove_node(std::string_view name) {
 void envoy_maglev_placement::set_weight(std::string_view name, double weight) {
   std::vector<envoy_host> hosts = hosts_;
   hosts[index_of(kind_name(), hosts, name)].weight =
-      detail::integer_weight(kind_name(), name, weight, 1, 128);
+      detail::integer_weight(kind_name(), name, weight, 1, envoy_max_weight);
   rebuild(std::move(hosts));
 }
 

@@ -1,7 +1,11 @@
 // HAProxy's `hash-type consistent` (see haproxy.hpp for the rules and source).
 #include "ringbloom/placement/schemes/haproxy.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 #include <unordered_set>
@@ -36,6 +40,63 @@ std::optional<haproxy_hash> find_haproxy_hash(std::string_view name) noexcept {
     if (haproxy_hash_name(h) == name) return h;
   }
   return std::nullopt;
+}
+
+std::string_view haproxy_key_name(haproxy_key k) noexcept {
+  switch (k) {
+    case haproxy_key::bytes:
+      return "bytes";
+    case haproxy_key::uri:
+      return "uri";
+    case haproxy_key::source_address:
+      return "source";
+  }
+  return "bytes";
+}
+
+std::optional<haproxy_key> find_haproxy_key(std::string_view name) noexcept {
+  for (haproxy_key k : {haproxy_key::bytes, haproxy_key::uri, haproxy_key::source_address}) {
+    if (haproxy_key_name(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::string_view haproxy_uri_part(std::string_view uri, const haproxy_options& options) noexcept {
+  // get_server_uh: `len` first, then stop at the slash that opens level
+  // depth + 1 or, without `whole`, at the first '?'.
+  if (options.uri_len != 0 && uri.size() > options.uri_len) uri = uri.substr(0, options.uri_len);
+  std::uint64_t slashes = 0;
+  for (std::size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] == '/') {
+      if (options.uri_depth != 0 && ++slashes == std::uint64_t{options.uri_depth} + 1)
+        return uri.substr(0, i);
+    } else if (uri[i] == '?' && !options.uri_whole) {
+      return uri.substr(0, i);
+    }
+  }
+  return uri;
+}
+
+std::uint32_t haproxy_source_word(std::string_view address) {
+  const std::string text(address);
+  std::array<unsigned char, 16> bytes{};
+  std::size_t size = 0;
+  if (address.size() < 64 && inet_pton(AF_INET, text.c_str(), bytes.data()) == 1) {
+    size = 4;
+  } else if (address.size() < 64 && inet_pton(AF_INET6, text.c_str(), bytes.data()) == 1) {
+    size = 16;
+  } else {
+    throw std::invalid_argument(fmt::format(
+        "haproxy: the key '{}' is not an IPv4 or IPv6 address; under 'balance source' HAProxy "
+        "hashes the client's address, so give client addresses as keys (e.g. 192.0.2.7)",
+        printable(address)));
+  }
+  std::uint32_t h = 0;
+  for (std::size_t at = 0; at < size; at += 4) {
+    h ^= std::uint32_t{bytes[at]} << 24 | std::uint32_t{bytes[at + 1]} << 16 |
+         std::uint32_t{bytes[at + 2]} << 8 | std::uint32_t{bytes[at + 3]};
+  }
+  return h;
 }
 
 std::vector<std::uint32_t> haproxy_server_ids(const std::vector<haproxy_server>& servers) {
@@ -109,8 +170,13 @@ void haproxy_placement::rebuild(std::vector<haproxy_server> servers) {
   table_ = std::move(table);
 }
 
-std::uint32_t haproxy_placement::hash32(std::string_view key) const noexcept {
+std::uint32_t haproxy_placement::hash32(std::string_view key) const {
   std::uint32_t h = 0;
+  if (options_.key == haproxy_key::source_address) {
+    h = haproxy_source_word(key);
+    return options_.avalanche ? haproxy_full_hash(h) : h;
+  }
+  if (options_.key == haproxy_key::uri) key = haproxy_uri_part(key, options_);
   switch (options_.function) {
     case haproxy_hash::sdbm:
       h = haproxy_sdbm(key);

@@ -50,19 +50,40 @@ void require_node_names(const placement& p, std::string_view source) {
 imported_config read(std::string_view system, std::string_view text, std::string_view source,
                      const config_options& o) {
   refuse_binary(text, source);
-  const auto require = [&](std::string_view flag) {
-    if (!o.section.empty()) return;
-    throw std::invalid_argument(
-        fmt::format("{} {} needs {}; name the section to read", system, source,
-                    o.section_option.empty() ? fmt::format("{} NAME", flag) : o.section_option));
-  };
   imported_config r;
+  // The section to read: the one named, else the file's only candidate.
+  const auto section = [&](std::string_view flag, std::string_view what,
+                           const std::vector<std::string>& candidates) -> std::string {
+    if (!o.section.empty()) return o.section;
+    if (candidates.size() == 1) {
+      r.notes.push_back(fmt::format("{}: read {} '{}', the only one of the file that hashes",
+                                    source, what, printable(candidates[0])));
+      return candidates[0];
+    }
+    const std::string option =
+        o.section_option.empty() ? fmt::format("{} NAME", flag) : o.section_option;
+    std::string names;
+    for (const std::string& c : candidates)
+      names += (names.empty() ? "'" : ", '") + printable(c) + "'";
+    throw std::invalid_argument(
+        candidates.empty()
+            ? fmt::format("{} {} needs {}; name the section to read (the file has no {} that "
+                          "hashes consistently)",
+                          system, source, option, what)
+            : fmt::format("{} {} needs {}; name the section to read, one of the {} {}s that hash "
+                          "consistently: {}",
+                          system, source, option, candidates.size(), what, names));
+  };
   if (system == "nginx") {
-    require("--upstream");
-    r.scheme = import_nginx(text, source, o.section);
+    const std::string name = section(
+        "--upstream", "upstream",
+        o.section.empty() ? nginx_hashing_upstreams(text, source) : std::vector<std::string>{});
+    r.scheme = import_nginx(text, source, name);
   } else if (system == "haproxy") {
-    require("--backend");
-    r.scheme = import_haproxy(text, source, o.section);
+    const std::string name = section(
+        "--backend", "backend",
+        o.section.empty() ? haproxy_hashing_backends(text, source) : std::vector<std::string>{});
+    r.scheme = import_haproxy(text, source, name, r.notes);
   } else if (system == "twemproxy") {
     r.scheme = import_twemproxy(text, source, o.section, r.notes);
   } else if (system == "redis-cluster") {
@@ -70,7 +91,7 @@ imported_config read(std::string_view system, std::string_view text, std::string
   } else if (system == "envoy") {
     r.scheme = import_envoy(text, source, o.section);
   } else if (system == "cassandra") {
-    r.scheme = import_nodetool_ring(text, source, o.replication);
+    r.scheme = import_nodetool_ring(text, source, o.replication, r.notes);
   } else {
     throw std::invalid_argument(
         fmt::format("'{}' is not a system whose configuration ringbloom reads; give nginx, "

@@ -89,7 +89,16 @@ void nginx_placement::rebuild(std::vector<nginx_server> servers) {
   table_ = std::move(table);
 }
 
-std::uint64_t nginx_placement::key_hash(std::string_view key) const { return crc32(key); }
+std::uint64_t nginx_placement::key_hash(std::string_view key) const {
+  // ngx_http_upstream_get_chash_peer: an empty key goes to the round-robin
+  // balancer, so no server is its own.
+  if (key.empty()) {
+    throw std::invalid_argument(
+        "nginx: the key is empty, and nginx sends a request whose hash key is empty round robin, "
+        "to no fixed server; give the non-empty value the 'hash' directive's key takes");
+  }
+  return crc32(key);
+}
 
 std::uint32_t nginx_placement::node_index_for_hash(std::uint64_t h) const {
   if (table_.empty()) detail::throw_empty(kind);

@@ -92,7 +92,9 @@ std::unique_ptr<placement> build(std::string_view scheme, const json& doc,
     return std::make_unique<nginx_placement>(std::move(servers));
   }
   if (scheme == "haproxy") {
-    check_members(doc, {"format", "version", "scheme", "hash", "avalanche", "nodes"},
+    check_members(doc,
+                  {"format", "version", "scheme", "hash", "avalanche", "key", "uri_whole",
+                   "uri_len", "uri_depth", "nodes"},
                   "the topology", source);
     const std::string hash = string_member(doc, "hash", "the topology", source);
     const auto function = find_haproxy_hash(hash);
@@ -101,6 +103,20 @@ std::unique_ptr<placement> build(std::string_view scheme, const json& doc,
              fmt::format("\"hash\" is '{}'; HAProxy's are sdbm, djb2, wt6 and crc32", hash));
     const json& avalanche = member(doc, "avalanche", "the topology", source);
     if (!avalanche.is_boolean()) refuse(source, "\"avalanche\" is not true or false");
+    haproxy_options options{*function, avalanche.get<bool>()};
+    if (const auto it = doc.find("key"); it != doc.end()) {
+      const auto key = it->is_string() ? find_haproxy_key(it->get<std::string>()) : std::nullopt;
+      if (!key) refuse(source, "\"key\" is not \"bytes\", \"uri\" or \"source\"");
+      options.key = *key;
+    }
+    if (const auto it = doc.find("uri_whole"); it != doc.end()) {
+      if (!it->is_boolean()) refuse(source, "\"uri_whole\" is not true or false");
+      options.uri_whole = it->get<bool>();
+    }
+    if (const auto it = doc.find("uri_len"); it != doc.end())
+      options.uri_len = uint_value(*it, "\"uri_len\"", 0xFFFFFFFFu, source);
+    if (const auto it = doc.find("uri_depth"); it != doc.end())
+      options.uri_depth = uint_value(*it, "\"uri_depth\"", 0xFFFFFFFFu, source);
     std::vector<haproxy_server> servers;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const std::string where = fmt::format("node '{}'", names[i]);
@@ -113,8 +129,7 @@ std::unique_ptr<placement> build(std::string_view scheme, const json& doc,
       }
       servers.push_back({names[i], weight_of(nodes[i], where, source), id});
     }
-    return std::make_unique<haproxy_placement>(haproxy_options{*function, avalanche.get<bool>()},
-                                               std::move(servers));
+    return std::make_unique<haproxy_placement>(options, std::move(servers));
   }
   if (scheme == "twemproxy") {
     check_members(doc, {"format", "version", "scheme", "hash", "nodes"}, "the topology", source);
@@ -322,6 +337,13 @@ std::string scheme_topology_json(const placement& p) {
   } else if (const auto* h = dynamic_cast<const haproxy_placement*>(&p)) {
     doc["hash"] = std::string(haproxy_hash_name(h->options().function));
     doc["avalanche"] = h->options().avalanche;
+    const haproxy_options& o = h->options();
+    if (o.key != haproxy_key::bytes) doc["key"] = std::string(haproxy_key_name(o.key));
+    if (o.key == haproxy_key::uri) {
+      if (o.uri_whole) doc["uri_whole"] = true;
+      if (o.uri_len != 0) doc["uri_len"] = o.uri_len;
+      if (o.uri_depth != 0) doc["uri_depth"] = o.uri_depth;
+    }
     for (const auto& s : h->servers()) {
       json node = {{"name", s.name}, {"weight", s.weight}};
       if (s.id != 0) node["id"] = s.id;
@@ -444,7 +466,8 @@ std::unique_ptr<placement> make_scheme_placement(std::string_view scheme,
   if (scheme == "envoy-ring-hash" || scheme == "envoy-maglev") {
     std::vector<envoy_host> hosts;
     for (const auto& n : nodes) {
-      hosts.push_back({n.name, detail::integer_weight(scheme, n.name, n.weight, 1, 128)});
+      hosts.push_back(
+          {n.name, detail::integer_weight(scheme, n.name, n.weight, 1, envoy_max_weight)});
     }
     if (scheme == "envoy-ring-hash")
       return std::make_unique<envoy_ring_hash_placement>(std::move(hosts));

@@ -75,12 +75,25 @@ void twemproxy_placement::rebuild(std::vector<twemproxy_server> servers) {
   if (std::uint64_t{160} * servers.size() > detail::max_total_points) {
     detail::throw_too_many_points(kind, std::uint64_t{160} * servers.size());
   }
-  std::vector<detail::point> points;
   std::vector<std::uint32_t> counts;
-  for (std::size_t i = 0; i < servers.size(); ++i) {
-    const std::uint32_t count =
-        twemproxy_points_per_server(servers[i].weight, total_weight, servers.size());
-    counts.push_back(count);
+  for (std::size_t i = 0; i < servers.size(); ++i)
+    counts.push_back(twemproxy_points_per_server(servers[i].weight, total_weight, servers.size()));
+  // nutcracker sorts a pool's servers by name when it checks them for
+  // duplicates (conf_validate_server: array_sort with string_compare, the
+  // shorter name first, then byte order) and builds the continuum in that
+  // order; glibc's qsort of the continuum is a stable merge sort, so among
+  // points at one position the server whose name sorts first comes first,
+  // and ketama_dispatch's first point >= the hash is its.
+  std::vector<std::size_t> order(servers.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const std::string& x = servers[a].name;
+    const std::string& y = servers[b].name;
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
+  });
+  std::vector<detail::point> points;
+  for (const std::size_t i : order) {
+    const std::uint32_t count = counts[i];
     for (std::uint32_t k = 0; k < count / 4; ++k) {
       std::string host = fmt::format("{}-{}", servers[i].name, k);
       if (host.size() > max_host_text) host.resize(max_host_text);

@@ -4,6 +4,8 @@
 // what to install.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -63,10 +65,19 @@ std::unique_ptr<placement> read_twemproxy(std::string_view text, const std::stri
   const std::string hash = pool["hash"] ? pool["hash"].as<std::string>() : "fnv1a_64";
   const auto function = schemes::find_twemproxy_hash(hash);
   if (!function) {
+    static const char* const nutcrackers[] = {"one_at_a_time", "hsieh", "murmur", "jenkins",
+                                              "crc16",         "crc32", "crc32a"};
+    const bool known =
+        std::find(std::begin(nutcrackers), std::end(nutcrackers), hash) != std::end(nutcrackers);
     throw data_error(
-        fmt::format("{}:{}: 'hash: {}' is not one the twemproxy scheme reproduces (md5, fnv1a_64, "
-                    "fnv1_64, fnv1a_32, fnv1_32)",
-                    file, line_of(pool["hash"]), hash));
+        fmt::format("{}:{}: pool '{}' hashes its keys with '{}', {}", file, line_of(pool["hash"]),
+                    printable(name), printable(hash),
+                    known ? "a nutcracker hash that ringbloom does not reproduce"
+                          : "which is not a hash nutcracker has"),
+        known ? "ringbloom places keys of pools hashed with md5, fnv1a_64, fnv1_64, fnv1a_32 or "
+                "fnv1_32 only, so this pool cannot be imported"
+              : "nutcracker refuses this file; give one of its hashes (md5, fnv1a_64, fnv1_64, "
+                "fnv1a_32, fnv1_32 are the ones ringbloom reproduces)");
   }
   if (pool["hash_tag"]) {
     throw data_error(fmt::format(
@@ -104,8 +115,49 @@ std::unique_ptr<placement> read_twemproxy(std::string_view text, const std::stri
     throw data_error(fmt::format("{}: {}", file, e.what()));
   }
 }
+// Envoy parses enum values case-insensitively: `ring_hash` is RING_HASH.
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The load-balancing settings of a cluster, from the typed
+// load_balancing_policy (which takes precedence) or lb_policy and its
+// *_lb_config fields.
+struct envoy_policy {
+  std::string policy;             // RING_HASH, MAGLEV, or what else the cluster uses
+  YAML::Node where;               // the node that named it (for line numbers)
+  YAML::Node config;              // ring_hash_lb_config / maglev_lb_config or the typed config
+  YAML::Node consistent_hashing;  // consistent_hashing_lb_config
+  YAML::Node locality_weighted;   // locality_weighted_lb_config
+  bool typed = false;
+};
+
+// The typed policies Envoy ships, by the end of their @type.
+std::string typed_policy_name(const std::string& type) {
+  static const std::pair<const char*, const char*> known[] = {
+      {".ring_hash.v3.RingHash", "RING_HASH"},
+      {".maglev.v3.Maglev", "MAGLEV"},
+      {".round_robin.v3.RoundRobin", "ROUND_ROBIN"},
+      {".least_request.v3.LeastRequest", "LEAST_REQUEST"},
+      {".random.v3.Random", "RANDOM"},
+      {".cluster_provided.v3.ClusterProvided", "CLUSTER_PROVIDED"},
+      {".client_side_weighted_round_robin.v3.ClientSideWeightedRoundRobin",
+       "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN"},
+      {".wrr_locality.v3.WrrLocality", "WRR_LOCALITY"},
+      {".subset.v3.Subset", "SUBSET"},
+      {".pick_first.v3.PickFirst", "PICK_FIRST"},
+  };
+  for (const auto& [suffix, name] : known) {
+    const std::string_view s(suffix);
+    if (type.size() >= s.size() && type.compare(type.size() - s.size(), s.size(), s) == 0)
+      return name;
+  }
+  return "";
+}
+
 // An Envoy cluster (a bootstrap's static_resources.clusters, a top-level
-// clusters list, or one cluster) with lb_policy RING_HASH or MAGLEV.
+// clusters list, or one cluster) with the ring hash or Maglev policy.
 std::unique_ptr<placement> read_envoy(std::string_view text, const std::string& file,
                                       const std::string& name) {
   YAML::Node doc;
@@ -117,56 +169,154 @@ std::unique_ptr<placement> read_envoy(std::string_view text, const std::string& 
   }
   const auto line_of = [&](const YAML::Node& n) { return n.Mark().line + 1; };
   const auto fail = [&](const YAML::Node& n, const std::string& what) -> data_error {
-    return data_error(fmt::format("{}:{}: {}", file, n.IsDefined() ? line_of(n) : 1, what));
+    return data_error(
+        fmt::format("{}:{}: {}", file, n.IsDefined() && n.Mark().line >= 0 ? line_of(n) : 1, what));
   };
   YAML::Node clusters;
-  if (doc["static_resources"] && doc["static_resources"]["clusters"]) {
+  if (doc.IsMap() && doc["static_resources"] && doc["static_resources"]["clusters"]) {
     clusters = doc["static_resources"]["clusters"];
-  } else if (doc["clusters"]) {
+  } else if (doc.IsMap() && doc["clusters"]) {
     clusters = doc["clusters"];
-  } else if (doc["name"]) {
+  } else if (doc.IsMap() && doc["name"]) {
     clusters.push_back(doc);
+  } else if (doc.IsSequence()) {
+    clusters = doc;
   }
-  YAML::Node cluster;
-  for (const YAML::Node& c : clusters) {
-    if (c["name"] && (name.empty() || c["name"].as<std::string>() == name)) {
-      cluster = c;
-      break;
+  // The policy a cluster uses (without refusing anything yet). yaml-cpp's
+  // Node assignment writes through to the node assigned to, so every Node
+  // here is built by copy, never assigned.
+  const auto policy_of = [&](YAML::Node c) -> envoy_policy {
+    YAML::Node lbp = c["load_balancing_policy"];
+    if (lbp && lbp.IsMap() && lbp["policies"] && lbp["policies"].IsSequence() &&
+        lbp["policies"].size() > 0) {
+      // Envoy uses the first policy of the list (it refuses one it does not know).
+      YAML::Node entry = lbp["policies"][0];
+      YAML::Node ext = entry["typed_extension_config"];
+      YAML::Node typed = ext ? ext["typed_config"] : YAML::Node(YAML::NodeType::Undefined);
+      const std::string type =
+          typed && typed["@type"] ? typed["@type"].as<std::string>() : std::string();
+      const std::string policy = typed_policy_name(type);
+      YAML::Node where = ext ? ext : entry;
+      if (policy.empty()) {
+        throw fail(where, fmt::format("load_balancing_policy names '{}', a policy ringbloom "
+                                      "does not know; use Envoy's ring_hash or maglev policy",
+                                      printable(type.empty() ? std::string("?") : type)));
+      }
+      return envoy_policy{
+          policy,
+          where,
+          typed,
+          typed ? typed["consistent_hashing_lb_config"] : YAML::Node(YAML::NodeType::Undefined),
+          typed ? typed["locality_weighted_lb_config"] : YAML::Node(YAML::NodeType::Undefined),
+          true};
+    }
+    const std::string policy =
+        c["lb_policy"] ? upper(c["lb_policy"].as<std::string>()) : "ROUND_ROBIN";
+    YAML::Node common = c["common_lb_config"];
+    return envoy_policy{
+        policy,
+        c["lb_policy"],
+        c[policy == "MAGLEV" ? "maglev_lb_config" : "ring_hash_lb_config"],
+        common ? common["consistent_hashing_lb_config"] : YAML::Node(YAML::NodeType::Undefined),
+        common ? common["locality_weighted_lb_config"] : YAML::Node(YAML::NodeType::Undefined),
+        false};
+  };
+  const auto hashing = [](const envoy_policy& p) {
+    return p.policy == "RING_HASH" || p.policy == "MAGLEV";
+  };
+  std::vector<std::string> all;
+  std::vector<std::string> hashed;
+  YAML::Node cluster(YAML::NodeType::Undefined);
+  bool found = false;
+  for (YAML::Node c : clusters) {
+    if (!c.IsMap() || !c["name"]) continue;
+    const std::string n = c["name"].as<std::string>();
+    all.push_back(n);
+    try {
+      if (hashing(policy_of(c))) hashed.push_back(n);
+    } catch (const data_error&) {
+      // a cluster with an unknown policy is no candidate
+    }
+    if (!found && n == name) {
+      cluster.reset(c);
+      found = true;
     }
   }
-  if (!cluster)
-    throw data_error(fmt::format(
-        "{}: no cluster '{}'; name one of the file's clusters with --cluster", file, name));
-  const std::string policy =
-      cluster["lb_policy"] ? cluster["lb_policy"].as<std::string>() : "ROUND_ROBIN";
-  if (policy != "RING_HASH" && policy != "MAGLEV") {
-    throw fail(
-        cluster["lb_policy"],
-        fmt::format(
-            "lb_policy {} places no key by hash; the envoy schemes read RING_HASH and MAGLEV",
-            policy));
+  const auto names = [](const std::vector<std::string>& list) {
+    std::string out;
+    for (const std::string& n : list) out += (out.empty() ? "'" : ", '") + printable(n) + "'";
+    return out;
+  };
+  if (name.empty() && !found) {
+    // No name: the only cluster, or the only one that hashes.
+    const std::vector<std::string>& pick = all.size() == 1 ? all : hashed;
+    if (pick.size() != 1) {
+      throw std::invalid_argument(
+          all.empty() ? fmt::format("{} has no cluster; give an Envoy cluster, a clusters list "
+                                    "or a bootstrap with static_resources.clusters",
+                                    file)
+          : hashed.empty()
+              ? fmt::format("{} has {} clusters and none uses RING_HASH or MAGLEV; give one "
+                            "that does",
+                            file, all.size())
+              : fmt::format("{} has {} clusters that hash ({}); name one with --cluster", file,
+                            hashed.size(), names(hashed)));
+    }
+    for (YAML::Node c : clusters) {
+      if (c.IsMap() && c["name"] && c["name"].as<std::string>() == pick[0]) {
+        cluster.reset(c);
+        found = true;
+        break;
+      }
+    }
   }
-  const YAML::Node common = cluster["common_lb_config"];
+  if (!found) {
+    throw data_error(
+        fmt::format("{}: no cluster '{}'; name one of the file's clusters with --cluster ({})",
+                    file, printable(name),
+                    all.empty()      ? std::string("the file has none")
+                    : hashed.empty() ? "none of " + names(all) + " uses RING_HASH or MAGLEV"
+                                     : "those that hash: " + names(hashed)));
+  }
+  const envoy_policy policy = policy_of(cluster);
+  if (!hashing(policy)) {
+    throw fail(policy.where.IsDefined() && !policy.where.IsNull() ? policy.where : cluster,
+               fmt::format("{} {} places no key by hash; the envoy schemes read RING_HASH and "
+                           "MAGLEV (lb_policy or load_balancing_policy)",
+                           policy.typed ? "load_balancing_policy" : "lb_policy", policy.policy));
+  }
+  // ring_hash_lb_config or RingHash: use_hostname_for_hashing and
+  // hash_balance_factor, either at the top (older) or in consistent_hashing.
   bool by_hostname = false;
-  if (common) {
-    const YAML::Node chc = common["consistent_hashing_lb_config"];
-    if (chc && chc["use_hostname_for_hashing"])
-      by_hostname = chc["use_hostname_for_hashing"].as<bool>();
-    if (chc && chc["hash_balance_factor"] && chc["hash_balance_factor"].as<std::uint32_t>() != 0) {
-      throw fail(chc["hash_balance_factor"],
+  for (YAML::Node n : {policy.consistent_hashing,
+                       policy.typed ? policy.config : YAML::Node(YAML::NodeType::Undefined)}) {
+    if (!n || !n.IsMap()) continue;
+    if (n["use_hostname_for_hashing"]) by_hostname = n["use_hostname_for_hashing"].as<bool>();
+    if (n["hash_balance_factor"] && n["hash_balance_factor"].as<std::uint32_t>() != 0) {
+      throw fail(n["hash_balance_factor"],
                  "hash_balance_factor bounds each host's load and moves keys off busy hosts at run "
-                 "time, which "
-                 "ringbloom does not model; remove it to import the plain placement");
+                 "time, which ringbloom does not model; remove it to import the plain placement");
     }
-    if (common["locality_weighted_lb_config"]) {
-      throw fail(common["locality_weighted_lb_config"],
-                 "locality weighting is not modelled; remove it to import");
-    }
+  }
+  if (policy.locality_weighted) {
+    throw fail(policy.locality_weighted,
+               "locality weighting (locality_weighted_lb_config) is not modelled; remove it to "
+               "import");
+  }
+  const std::string type = cluster["type"] ? upper(cluster["type"].as<std::string>()) : "STATIC";
+  const bool dns = type == "STRICT_DNS" || type == "LOGICAL_DNS";
+  if (type != "STATIC" && !dns) {
+    throw fail(cluster["type"],
+               fmt::format("cluster type {} gets its hosts at run time ({}), so the file does not "
+                           "hold what Envoy hashes; give a STATIC copy of the cluster with the "
+                           "hosts Envoy has (its admin page /clusters lists them)",
+                           type, type == "EDS" ? "from the EDS server" : "from the connection"));
   }
   std::vector<schemes::envoy_host> hosts;
   const YAML::Node localities = cluster["load_assignment"]["endpoints"];
   if (!localities || !localities.IsSequence())
     throw fail(cluster, "the cluster has no load_assignment.endpoints");
+  std::uint64_t weight_sum = 0;
   for (const YAML::Node& locality : localities) {
     if (locality["priority"] && locality["priority"].as<std::uint32_t>() != 0) {
       throw fail(locality["priority"],
@@ -178,11 +328,29 @@ std::unique_ptr<placement> read_envoy(std::string_view text, const std::string& 
       if (!socket || !socket["address"] || !socket["port_value"]) {
         throw fail(lb, "an endpoint has no address.socket_address with address and port_value");
       }
+      // ThreadAwareLoadBalancerBase's hash key: the envoy.lb hash_key
+      // metadata when it is a non-empty string, else the hostname or address.
       std::string host;
-      if (by_hostname) {
+      YAML::Node lb_copy = lb;
+      YAML::Node metadata = lb_copy["metadata"];
+      if (metadata.IsMap() && metadata["filter_metadata"].IsMap() &&
+          metadata["filter_metadata"]["envoy.lb"].IsMap()) {
+        YAML::Node key = metadata["filter_metadata"]["envoy.lb"]["hash_key"];
+        if (key && key.IsScalar()) host = key.as<std::string>();
+      }
+      if (!host.empty()) {
+        // hashed as given
+      } else if (by_hostname) {
         if (!endpoint["hostname"])
           throw fail(endpoint, "use_hostname_for_hashing is on but the endpoint has no hostname");
         host = endpoint["hostname"].as<std::string>();
+      } else if (dns) {
+        throw fail(socket["address"],
+                   fmt::format("cluster type {}: Envoy hashes each address '{}' resolves to, "
+                               "which the file does not hold; give a STATIC copy of the cluster "
+                               "with the resolved addresses (Envoy's admin page /clusters lists "
+                               "them), or hash by name with use_hostname_for_hashing",
+                               type, printable(socket["address"].as<std::string>())));
       } else {
         const std::string address = socket["address"].as<std::string>();
         const std::string port = socket["port_value"].as<std::string>();
@@ -191,34 +359,50 @@ std::unique_ptr<placement> read_envoy(std::string_view text, const std::string& 
       }
       std::uint32_t weight = 1;
       if (lb["load_balancing_weight"]) weight = lb["load_balancing_weight"].as<std::uint32_t>();
-      if (weight == 0 || weight > 128)
-        throw fail(lb["load_balancing_weight"], "load_balancing_weight is not in Envoy's 1..128");
+      if (weight == 0)
+        throw fail(lb["load_balancing_weight"],
+                   "load_balancing_weight is 0; Envoy's is at least 1");
+      weight_sum += weight;
+      if (weight_sum > schemes::envoy_max_weight) {
+        throw fail(lb["load_balancing_weight"],
+                   "the endpoints' load_balancing_weight sum is above 4294967295, which Envoy "
+                   "refuses; lower the weights");
+      }
       for (const auto& other : hosts) {
-        if (other.name == host) throw fail(lb, fmt::format("host {} is listed twice", host));
+        if (other.name == host)
+          throw fail(lb, fmt::format("host {} is listed twice", printable(host)));
       }
       hosts.push_back({host, weight});
     }
   }
   try {
-    if (policy == "MAGLEV") {
-      const YAML::Node config = cluster["maglev_lb_config"];
+    const YAML::Node config = policy.config;
+    if (policy.policy == "MAGLEV") {
       const std::uint64_t size = config && config["table_size"]
                                      ? config["table_size"].as<std::uint64_t>()
                                      : schemes::envoy_maglev_placement::default_table_size;
       return std::make_unique<schemes::envoy_maglev_placement>(std::move(hosts), size);
     }
-    const YAML::Node config = cluster["ring_hash_lb_config"];
     if (config && config["hash_function"] &&
-        config["hash_function"].as<std::string>() != "XX_HASH") {
+        upper(config["hash_function"].as<std::string>()) != "XX_HASH") {
       throw fail(config["hash_function"],
                  "hash_function MURMUR_HASH_2 is not reproduced; only XX_HASH (the default)");
     }
-    const std::uint64_t min = config && config["minimum_ring_size"]
-                                  ? config["minimum_ring_size"].as<std::uint64_t>()
-                                  : schemes::envoy_ring_hash_placement::default_minimum_ring_size;
-    const std::uint64_t max = config && config["maximum_ring_size"]
-                                  ? config["maximum_ring_size"].as<std::uint64_t>()
-                                  : schemes::envoy_ring_hash_placement::default_maximum_ring_size;
+    const auto ring_size = [&](const char* field, std::uint64_t fallback) {
+      if (!config || !config[field]) return fallback;
+      const std::uint64_t v = config[field].as<std::uint64_t>();
+      if (v > schemes::envoy_ring_hash_placement::default_maximum_ring_size) {
+        throw fail(config[field],
+                   fmt::format("{} {} is above Envoy's limit of 8388608, so Envoy refuses the "
+                               "cluster; give at most 8388608",
+                               field, v));
+      }
+      return v;
+    };
+    const std::uint64_t min = ring_size(
+        "minimum_ring_size", schemes::envoy_ring_hash_placement::default_minimum_ring_size);
+    const std::uint64_t max = ring_size(
+        "maximum_ring_size", schemes::envoy_ring_hash_placement::default_maximum_ring_size);
     return std::make_unique<schemes::envoy_ring_hash_placement>(std::move(hosts), min, max);
   } catch (const std::invalid_argument& e) {
     throw data_error(fmt::format("{}:{}: {}", file, line_of(cluster), e.what()));

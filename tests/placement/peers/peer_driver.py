@@ -120,20 +120,32 @@ def log_tail(path):
         return ""
 
 
-def ask_http(port, keys, header="X-Key"):
-    """GET / with the key in a header, one keep-alive connection; the body names the server."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def ask_http(port, keys, header="X-Key", by="header"):
+    """GET with the key, one keep-alive connection; the body (or an X-Server
+    header, when the answer has one) names the server. `by` says where the key
+    goes: "header" (in `header`), "uri" (the request URI) or "source" (the
+    client's source address, one connection per key: keys are 127.0.0.0/8
+    addresses)."""
+    conn = None if by == "source" else http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     answers = []
     for key in keys:
-        conn.putrequest("GET", "/", skip_accept_encoding=True)
-        conn.putheader(header, key)
-        conn.endheaders()
-        resp = conn.getresponse()
+        c = conn
+        if by == "source":
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
+                                           source_address=(key.decode(), 0))
+        c.putrequest("GET", key.decode("latin-1") if by == "uri" else "/", skip_accept_encoding=True)
+        if by == "header":
+            c.putheader(header, key)
+        c.endheaders()
+        resp = c.getresponse()
         body = resp.read()
         if resp.status != 200:
             raise PeerError(f"HTTP {resp.status} for key {key!r}: {body[:200]!r}")
-        answers.append(body.decode("utf-8"))
-    conn.close()
+        answers.append(resp.getheader("X-Server") or body.decode("utf-8"))
+        if by == "source":
+            c.close()
+    if conn is not None:
+        conn.close()
     return answers
 
 
@@ -210,8 +222,51 @@ http {{
 
 
 # ------------------------------------------------------------------- haproxy
+def run_haproxy_raw(spec, keys, tmp, procs):
+    """spec: {"raw": TEXT, "ports": N, "by": "header"|"uri"|"source"}: TEXT is
+    the test's own defaults and `backend b` sections, with {PORT0}..{PORTn-1}
+    for the addresses of N answering ports; its backend adds the X-Server
+    header (`http-response set-header X-Server %[srv_name]`), which names the
+    server even when several share one address (server-template)."""
+    ports = free_ports(spec["ports"] + 1)
+    front, backs = ports[0], ports[1:]
+    text = spec["raw"]
+    for i, p in enumerate(backs):
+        text = text.replace("{PORT%d}" % i, str(p))
+    answering = "".join(f"frontend port{i}\n  bind 127.0.0.1:{p}\n"
+                        f"  http-request return status 200 content-type text/plain string \"port{i}\"\n"
+                        for i, p in enumerate(backs))
+    conf = f"""global
+  maxconn 512
+defaults driver
+  mode http
+  timeout connect 2s
+  timeout client 20s
+  timeout server 20s
+frontend front
+  bind 127.0.0.1:{front}
+  default_backend b
+{answering}{text}
+"""
+    path = os.path.join(tmp, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write(conf)
+    log = os.path.join(tmp, "haproxy.out")
+    proc = procs.start(["haproxy", "-db", "-f", path], log)
+    try:
+        wait_port(front, proc, "haproxy")
+        for p in backs:
+            wait_port(p, proc, "haproxy")
+    except PeerError as e:
+        raise PeerError(f"{e}: {log_tail(log)}")
+    return {"servers": [], "config": text}, ask_http(front, keys, by=spec.get("by", "header"))
+
+
 def run_haproxy(spec, keys, tmp, procs):
-    """spec: {"hash": "sdbm avalanche" or "" for the default, "servers": [{"name", "weight", "id"?}]}."""
+    """spec: {"hash": "sdbm avalanche" or "" for the default, "servers": [{"name", "weight", "id"?}]},
+    or a raw configuration (see run_haproxy_raw)."""
+    if "raw" in spec:
+        return run_haproxy_raw(spec, keys, tmp, procs)
     servers = spec["servers"]
     ports = free_ports(len(servers) + 1)
     front, backs = ports[0], ports[1:]

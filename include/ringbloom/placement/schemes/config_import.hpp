@@ -6,8 +6,10 @@
 //     block (at any depth; `include` is not followed and is refused when it
 //     appears inside the upstream). Server text as written, `weight=N`.
 //   - haproxy.cfg: the `backend NAME` (or `listen NAME`) section, with the
-//     `hash-type` and `default-server weight` it inherits from the last
-//     `defaults` section before it. `server NAME ADDR [weight N] [id N]`.
+//     `hash-type`, `balance`, `default-server` and run-time settings it
+//     inherits from its defaults (the section `from NAME` names, else the
+//     last `defaults` before it). `server NAME ADDR [weight N] [id N]` and
+//     `server-template`. What a key is follows `balance` (haproxy_key).
 //   - nutcracker.yml (twemproxy): one pool, `distribution: ketama`, its
 //     `hash`, its `servers:` ("host:port:weight [name]", one entry read by
 //     twemproxy_server_from_line).
@@ -25,8 +27,10 @@
 //     given by the caller (nodetool ring does not show it).
 // Settings that change placement but that the scheme does not reproduce
 // (nginx `down`/`backup`, HAProxy `hash-balance-factor`, backup or disabled
-// servers, a non-consistent balance) are refused with the reason, never
-// ignored.
+// servers, a non-consistent balance, Envoy DNS clusters ...) are refused with
+// the reason, never ignored; docs/placement.md lists every setting of each
+// system. With no section named, a file's only section that hashes is read
+// (imported_config::notes says which); with several, the refusal lists them.
 //
 // The front door is import_config (text) and import_config_file (a path):
 // the system by name, the section to read, and every rule that refuses a
@@ -68,10 +72,28 @@ namespace ringbloom::schemes {
                                                       std::string_view source,
                                                       std::string_view upstream);
 
-/// The backend `backend` of haproxy.cfg text as a haproxy_placement.
+/// The upstreams of nginx.conf text with a `hash KEY consistent` directive,
+/// in file order: the ones import_nginx may read.
+[[nodiscard]] std::vector<std::string> nginx_hashing_upstreams(std::string_view text,
+                                                               std::string_view source);
+
+/// The backend `backend` of haproxy.cfg text as a haproxy_placement, with
+/// what it inherits from its defaults section (the one `from NAME` names,
+/// else the last one before it). A setting the placement reproduces but a
+/// reader should know of (a server-template's slots) is appended to `notes`.
+[[nodiscard]] std::unique_ptr<placement> import_haproxy(std::string_view text,
+                                                        std::string_view source,
+                                                        std::string_view backend,
+                                                        std::vector<std::string>& notes);
 [[nodiscard]] std::unique_ptr<placement> import_haproxy(std::string_view text,
                                                         std::string_view source,
                                                         std::string_view backend);
+
+/// The backends (and listen sections) of haproxy.cfg text that hash with
+/// `hash-type consistent` and a hashing `balance`, in file order: the ones
+/// import_haproxy may read.
+[[nodiscard]] std::vector<std::string> haproxy_hashing_backends(std::string_view text,
+                                                                std::string_view source);
 
 /// One nutcracker.yml server entry, "host:port:weight [name]" or
 /// "/path/to/socket:weight [name]", as the server ketama hashes. `where`
@@ -107,8 +129,16 @@ enum class redis_cluster_output {
 [[nodiscard]] std::unique_ptr<placement> import_redis_cluster(std::string_view text,
                                                               std::string_view source);
 
-/// The nodes of `nodetool ring` output as a cassandra_placement with
-/// `replication`.
+/// The nodes of `nodetool ring` output (3.11 to 5.0 and DSE, one or several
+/// data centres, with the Warning/Note lines nodetool prints around the
+/// table) as a cassandra_placement with `replication`. A Joining node is left
+/// out (its tokens own no key until it is Normal); Down, Leaving and Moving
+/// nodes still own their tokens and are placed. Each is named in `notes`.
+/// Throws std::invalid_argument when `replication` names a data centre the
+/// ring does not have.
+[[nodiscard]] std::unique_ptr<placement> import_nodetool_ring(
+    std::string_view text, std::string_view source, const cassandra_replication& replication,
+    std::vector<std::string>& notes);
 [[nodiscard]] std::unique_ptr<placement> import_nodetool_ring(
     std::string_view text, std::string_view source, const cassandra_replication& replication);
 

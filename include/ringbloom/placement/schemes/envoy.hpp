@@ -53,8 +53,13 @@
 
 namespace ringbloom::schemes {
 
-/// A host of the cluster: the string Envoy hashes (address or hostname) and
-/// its load_balancing_weight (1..128, Envoy's range).
+/// The largest load_balancing_weight, and the largest sum of them, Envoy
+/// takes (its endpoint weights are uint32 with a sum below 2^32).
+inline constexpr std::uint32_t envoy_max_weight = 0xFFFFFFFFu;
+
+/// A host of the cluster: the string Envoy hashes (its envoy.lb hash_key
+/// metadata, hostname or address) and its load_balancing_weight (>= 1, the
+/// sum at most envoy_max_weight).
 struct envoy_host {
   std::string name;
   std::uint32_t weight = 1;

@@ -19,6 +19,15 @@
 //   - a key's hash: sdbm, djb2, wt6 or crc32 of its bytes, then full_hash
 //     when `avalanche` is on; `hash-type consistent` alone means sdbm with
 //     avalanche, `hash-type consistent sdbm` means sdbm without;
+//   - what a key is follows the backend's `balance` (haproxy_key): the bytes
+//     HAProxy hashes (a header's value for `hdr(NAME)`, a parameter's value
+//     for `url_param`, a cookie's for `rdp-cookie`, the sample's bytes for
+//     `hash EXPR`); for `balance uri` the request URI, cut as get_server_uh
+//     in src/backend.c cuts it (at the first '?' unless `whole`, after `len`
+//     bytes, before the slash that ends `depth` levels); for `balance source`
+//     a client address (IPv4 or IPv6 text), whose bytes are XOR-folded into
+//     one 32-bit big-endian word as get_server_sh does -- the hash function
+//     is not used, only full_hash when `avalanche` is on;
 //   - the lookup takes the *closest* point, not the next one: with `next` the
 //     first point >= hash (wrapping to the first) and `prev` the point before
 //     it (wrapping to the last), it picks prev when hash - prev <= next - hash
@@ -57,13 +66,40 @@ enum class haproxy_hash : std::uint8_t { sdbm, djb2, wt6, crc32 };
 [[nodiscard]] std::string_view haproxy_hash_name(haproxy_hash h) noexcept;
 [[nodiscard]] std::optional<haproxy_hash> find_haproxy_hash(std::string_view name) noexcept;
 
-/// The `hash-type consistent [function [avalanche]]` of a backend. The
-/// default is HAProxy's default for `hash-type consistent`: sdbm, avalanche.
+/// What a key is, from the backend's `balance` line: the bytes HAProxy hashes
+/// (uri's cut aside, every hashing balance but source), a request URI
+/// (`balance uri`), or a client address (`balance source`).
+enum class haproxy_key : std::uint8_t { bytes, uri, source_address };
+
+/// The name of a haproxy_key as topology files spell it ("bytes", "uri",
+/// "source"), and back (nothing if unknown).
+[[nodiscard]] std::string_view haproxy_key_name(haproxy_key k) noexcept;
+[[nodiscard]] std::optional<haproxy_key> find_haproxy_key(std::string_view name) noexcept;
+
+/// The `hash-type consistent [function [avalanche]]` of a backend and what
+/// its `balance` hashes. The default is HAProxy's default for `hash-type
+/// consistent`: sdbm, avalanche, the key's bytes.
 struct haproxy_options {
   haproxy_hash function = haproxy_hash::sdbm;
   bool avalanche = true;
+  haproxy_key key = haproxy_key::bytes;
+  /// `balance uri` only: `whole` (keep the query string), `len N` (hash at
+  /// most N bytes; 0: no limit) and `depth N` (at most N directory levels;
+  /// 0: no limit).
+  bool uri_whole = false;
+  std::uint32_t uri_len = 0;
+  std::uint32_t uri_depth = 0;
   friend bool operator==(const haproxy_options&, const haproxy_options&) = default;
 };
+
+/// The part of a request URI that `balance uri` hashes under `options`.
+[[nodiscard]] std::string_view haproxy_uri_part(std::string_view uri,
+                                                const haproxy_options& options) noexcept;
+
+/// The 32-bit word `balance source` hashes for a client address: its bytes
+/// in network order XOR-folded 4 at a time (IPv4: the address itself).
+/// Throws std::invalid_argument when `address` is not IPv4 or IPv6 text.
+[[nodiscard]] std::uint32_t haproxy_source_word(std::string_view address);
 
 /// One `server` line: its name (what HAProxy reports), weight 0..256 and
 /// explicit `id` (0: automatic).
@@ -110,8 +146,10 @@ class haproxy_placement final : public placement {
   [[nodiscard]] const std::vector<std::uint32_t>& ids() const noexcept { return ids_; }
   [[nodiscard]] const detail::point_table& points() const noexcept { return table_; }
 
-  /// The 32-bit key hash (the non-virtual form of key_hash).
-  [[nodiscard]] std::uint32_t hash32(std::string_view key) const noexcept;
+  /// The 32-bit key hash (the non-virtual form of key_hash). Throws
+  /// std::invalid_argument for a key that is not an address under
+  /// `balance source`.
+  [[nodiscard]] std::uint32_t hash32(std::string_view key) const;
 
   /// The closest-point lookup (the table must not be empty).
   [[nodiscard]] std::uint32_t owner_of(std::uint32_t h) const noexcept {

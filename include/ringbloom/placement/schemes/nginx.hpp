@@ -21,7 +21,10 @@
 //     listed first, and a server whose points all collide gets no key;
 //   - a key's hash is CRC-32 of the key's bytes (the evaluated `hash`
 //     expression); its owner is the server of the first point >= hash,
-//     wrapping past the last point to the first.
+//     wrapping past the last point to the first;
+//   - an empty key has no owner: nginx balances such a request round robin
+//     (its test suite's upstream_hash.t checks it), so key_hash("") throws
+//     std::invalid_argument.
 // Not modelled (they do not change where a key *belongs*, only retries):
 // `down` servers and failed peers, which nginx skips by walking to the next
 // point; a host name that resolves to several addresses (each address adds

@@ -16,9 +16,13 @@
 //     group k = 0, 1, ... is MD5("<name>-<k>") read as four little-endian
 //     32-bit words (names longer than 260 bytes are cut as snprintf cuts them
 //     at 273 bytes);
-//   - points are sorted by glibc's qsort (a stable merge sort): equal
-//     positions stay in server order, and a key goes to the first point >=
-//     its hash (so a tie goes to the server listed first), wrapping;
+//   - the continuum is built server by server in *name* order (nutcracker
+//     sorts the pool's servers by name, shorter names first, then byte
+//     order, when it checks for duplicates) and sorted by glibc's qsort (a
+//     stable merge sort), and a key goes to the first point >= its hash,
+//     wrapping: so when points of several servers coincide, the server whose
+//     name sorts first takes them, wherever it is listed (checked against
+//     nutcracker with forced collisions);
 //   - the key hash is the pool's `hash:` -- md5 (the first little-endian
 //     word of MD5), fnv1a_64 (the default: *not* textbook FNV, see
 //     system_hashes.hpp), fnv1_64, fnv1a_32 or fnv1_32.
