@@ -88,6 +88,26 @@ std::string_view cell_name(filter_kind kind) { return filter_kind_of(kind).cells
 /// A double for JSON: nlohmann writes infinities as null; say so explicitly.
 json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
+/// One of a kind's own facts (filter_description) as JSON.
+json detail_json(const filter_detail_value& value) {
+  return std::visit(
+      [](const auto& v) -> json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<filter_layer_detail>>) {
+          json layers = json::array();
+          for (const filter_layer_detail& l : v) {
+            layers.push_back(json{{"bits", l.bits},
+                                  {"hashes", l.hashes},
+                                  {"items", l.items},
+                                  {"capacity", l.capacity}});
+          }
+          return layers;
+        } else {
+          return json(v);
+        }
+      },
+      value);
+}
+
 constexpr std::string_view read_advice =
     "check the file name, or create the filter first with 'ringbloom bloom create'";
 
@@ -657,8 +677,7 @@ void run_info(const info_options& o) {
   std::error_code size_error;
   std::uint64_t disk = fs::file_size(o.file, size_error);
   if (size_error) disk = serialized_size(filter);
-  const auto* counting = filter.get_if<counting_bloom_filter>();
-  const auto* scalable = filter.get_if<scalable_bloom_filter>();
+  const filter_description details = filter.describe();
 
   if (o.json) {
     json doc{{"file", o.file},
@@ -675,27 +694,8 @@ void run_info(const info_options& o) {
              {"memory_bytes", s.memory_bytes},
              {"size_on_disk", disk},
              {"layers", s.layers}};
-    if (counting != nullptr) doc["saturated_counters"] = counting->saturated_counters();
-    if (is_static_kind(s.kind)) {
-      doc["static"] = true;
-      doc["slots"] = s.bits / filter_kind_of(s.kind).cell_bits;
-      doc["bits_per_item"] = s.items_added == 0
-                                 ? 0.0
-                                 : static_cast<double>(s.bits) / static_cast<double>(s.items_added);
-    }
-    if (scalable != nullptr) {
-      doc["target_fpr"] = scalable->target_fpr();
-      doc["growth"] = scalable->growth();
-      doc["tightening"] = scalable->tightening();
-      json layers = json::array();
-      for (const auto& layer : scalable->layers()) {
-        layers.push_back(json{{"bits", layer.filter.bits()},
-                              {"hashes", layer.filter.hashes()},
-                              {"items", layer.filter.items_added()},
-                              {"capacity", layer.capacity}});
-      }
-      doc["layer_details"] = std::move(layers);
-    }
+    for (const auto& field : details.fields)
+      doc[std::string(field.name)] = detail_json(field.value);
     print_json(doc);
     return;
   }
@@ -704,11 +704,16 @@ void run_info(const info_options& o) {
   const auto row = [](std::string_view label, const std::string& value) {
     fmt::print("{:<16}{}\n", label, value);
   };
+  const auto detail_rows = [&](bool after_layers) {
+    for (const auto& r : details.rows) {
+      if (r.after_layers == after_layers) row(r.label, r.text);
+    }
+  };
   row("file", o.file);
   row("kind", std::string(filter_kind_name(s.kind)));
   row(fmt::format("{} (m)", cells), std::to_string(s.bits));
-  row("hashes (k)",
-      scalable != nullptr ? fmt::format("{} (first layer)", s.hashes) : std::to_string(s.hashes));
+  row("hashes (k)", filter_kind_of(s.kind).layered ? fmt::format("{} (first layer)", s.hashes)
+                                                   : std::to_string(s.hashes));
   row("hash", fmt::format("{} (seed {})", hash_name(s.hash), s.seed));
   row("items", std::to_string(s.items_added));
   row(fmt::format("{} set", cells),
@@ -717,28 +722,11 @@ void run_info(const info_options& o) {
   row("estimated items", std::isfinite(s.estimated_items)
                              ? fmt::format("{:.0f} distinct", s.estimated_items)
                              : std::string("unknown: every bit is set"));
-  if (counting != nullptr) row("saturated", std::to_string(counting->saturated_counters()));
-  if (is_static_kind(s.kind)) {
-    const unsigned width = filter_kind_of(s.kind).cell_bits;
-    row("slots", fmt::format("{} of {} bits ({:.2f} bits per item); static: rebuild to change",
-                             s.bits / width, width,
-                             s.items_added == 0 ? 0.0
-                                                : static_cast<double>(s.bits) /
-                                                      static_cast<double>(s.items_added)));
-  }
+  detail_rows(false);
   row("memory", human_bytes(s.memory_bytes));
   row("size on disk", fmt::format("{} bytes ({})", disk, human_bytes(disk)));
   row("layers", std::to_string(s.layers));
-  if (scalable != nullptr) {
-    row("target fpr", fmt::format("{:.4g} (growth {}, tightening {})", scalable->target_fpr(),
-                                  scalable->growth(), scalable->tightening()));
-    std::uint32_t index = 0;
-    for (const auto& layer : scalable->layers()) {
-      row(fmt::format("  layer {}", index++),
-          fmt::format("m = {}, k = {}, {} of {} items", layer.filter.bits(), layer.filter.hashes(),
-                      layer.filter.items_added(), layer.capacity));
-    }
-  }
+  detail_rows(true);
 }
 
 void add_info(CLI::App& bloom) {
@@ -855,19 +843,10 @@ void run_remove(const remove_options& o) {
   }
   std::uint64_t items_now = 0;
   update_filter_file(o.file, [&](any_filter& filter) {
-    if (is_static_kind(filter.kind())) {
-      throw usage_error(fmt::format(
-          "'{}' is a {} filter, which is static, so nothing was removed; rebuild it from the key "
-          "set without those items with 'ringbloom bloom create {} --kind {} --from KEYS.txt "
-          "--force'",
-          o.file, filter_kind_name(filter.kind()), o.file, filter_kind_name(filter.kind())));
-    }
-    if (filter.kind() != filter_kind::counting) {
-      throw usage_error(fmt::format(
-          "'{}' is a {} filter and only counting filters can remove items (a bit may belong to "
-          "several items), so nothing was removed; create the filter with --kind counting to be "
-          "able to remove items",
-          o.file, filter_kind_name(filter.kind())));
+    try {
+      any_filter::require_removable(filter.kind());
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(fmt::format("nothing was removed from '{}': {}", o.file, e.what()));
     }
     for (const auto& item : items) {
       try {
