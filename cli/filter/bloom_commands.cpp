@@ -69,18 +69,8 @@ constexpr std::uint64_t remove_stdin_limit = std::uint64_t{64} << 20;
 
 // --- formatting helpers -----------------------------------------------------
 
-std::string human_bytes(std::uint64_t bytes) {
-  constexpr std::string_view units[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  value /= 1024;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", value, units[unit]);
-}
+/// "512 B", "1.5 KiB", "128.0 GiB" (the library's io::format_bytes).
+std::string human_bytes(std::uint64_t bytes) { return io::format_bytes(bytes); }
 
 /// What m counts for the kind ("bits", or "counters" for counting filters).
 std::string_view cell_name(filter_kind kind) { return filter_kind_of(kind).cells; }
@@ -152,38 +142,15 @@ void check_filter_memory(const filter_spec& spec, const std::string& what,
 /// a failed try) and the file image (2 per slot for fuse16): below 48.
 constexpr std::uint64_t fuse_bytes_per_key = 48;
 
-/// A descriptor closed on scope exit.
-struct fd_closer {
-  int fd;
-  explicit fd_closer(int f) noexcept : fd(f) {}
-  fd_closer(const fd_closer&) = delete;
-  fd_closer& operator=(const fd_closer&) = delete;
-  ~fd_closer() {
-    if (fd > 0) ::close(fd);
-  }
-};
-
 /// The XXH3-64 hashes (fuse8_filter::key_hash) of the lines of --from, read
 /// line by line: the keys themselves are never held, only 8 bytes each.
 /// Memory is checked (require_memory) before the hash array doubles.
 std::vector<std::uint64_t> read_key_hashes(const create_options& o) {
-  int fd = 0;
-  if (o.from != "-") {
-    const auto advice = "check the --from file name (one key per line), or give - for stdin";
-    try {
-      (void)io::check_input(o.from);  // directories, devices and sockets refused by name
-    } catch (const io_error& e) {
-      if (e.has_advice()) throw;
-      throw io_error(fmt::format("--from: {}", e.sentence()), advice);
-    }
-    fd = ::open(o.from.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      throw io_error(fmt::format("--from: cannot open the key file '{}': {}; {}", o.from,
-                                 std::strerror(errno), advice));
-    }
-  }
-  const fd_closer closer(fd);
-  line_reader in(fd);
+  line_reader in =
+      o.from == "-"
+          ? line_reader(0)
+          : with_advice("check the --from file name (one key per line), or give - for stdin",
+                        [&] { return line_reader::open(o.from, "--from " + o.from); });
   std::vector<std::uint64_t> hashes;
   std::string line;
   while (in.next(line)) {
@@ -293,18 +260,6 @@ void run_create(const create_options& o) {
                                   o.bits_opt->count() > 0 ? "--hashes" : "--bits"));
   }
 
-  // make_filter reads 0 as "not given"; name the option that was given as 0.
-  for (const auto& [opt, value] : {std::pair{o.capacity_opt, o.capacity},
-                                   {o.bits_opt, o.bits},
-                                   {o.hashes_opt, std::uint64_t{o.hashes}}}) {
-    if (opt->count() > 0 && value == 0) {
-      throw usage_error(fmt::format("{} must be at least 1; {}", opt->get_name(),
-                                    opt == o.capacity_opt
-                                        ? "give the number of items the filter should hold"
-                                        : "for a 1% rate use about 10 bits per item and 7 hashes"));
-    }
-  }
-
   filter_spec spec;
   spec.kind = parse_filter_kind(o.kind);
   spec.hash = parse_hash(o.hash);
@@ -324,11 +279,7 @@ void run_create(const create_options& o) {
   // Build first: a bad size is reported before the file system is looked at.
   const any_filter filter = make_filter(spec);
 
-  std::error_code ec;
-  if (!o.force && fs::exists(fs::symlink_status(o.file, ec))) {
-    throw usage_error(fmt::format(
-        "'{}' already exists; pass --force to replace it, or choose another file name", o.file));
-  }
+  refuse_existing(o);
   save_filter(o.file, filter);
 
   const filter_stats stats = filter.stats();

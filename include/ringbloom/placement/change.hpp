@@ -96,6 +96,22 @@ struct change_measure {
   [[nodiscard]] double moved_fraction() const noexcept {
     return keys == 0 ? 0.0 : static_cast<double>(moved) / static_cast<double>(keys);
   }
+  /// The share of the keys on `node` before / after the change: its load
+  /// over keys (0 for a node without keys, and without keys).
+  [[nodiscard]] double share_before(const std::string& node) const noexcept {
+    return share(load_before, node);
+  }
+  [[nodiscard]] double share_after(const std::string& node) const noexcept {
+    return share(load_after, node);
+  }
+
+ private:
+  [[nodiscard]] double share(const std::map<std::string, std::uint64_t>& load,
+                             const std::string& node) const noexcept {
+    const auto it = load.find(node);
+    if (keys == 0 || it == load.end()) return 0.0;
+    return static_cast<double>(it->second) / static_cast<double>(keys);
+  }
 };
 
 /// Counts a change one key at a time. Both placements must outlive the
