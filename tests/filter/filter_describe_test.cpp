@@ -81,7 +81,7 @@ TEST(FilterDescribe, ScalableReportsScheduleAndEveryLayer) {
 TEST(FilterDescribe, StaticKindsReportSlotsAndBitsPerItem) {
   std::vector<std::uint64_t> hashes;
   for (std::uint64_t i = 0; i < 1000; ++i)
-    hashes.push_back(fuse8_filter::key_hash(std::to_string(i)));
+    hashes.push_back(fuse8_filter::key_hash(std::to_string(i), 0));
   const any_filter f = build_fuse_filter(filter_kind::fuse16, hashes);
   const filter_description d = f.describe();
   EXPECT_TRUE(std::get<bool>(find(d, "static")->value));
