@@ -125,69 +125,57 @@ void print_lookup(const placement& pl, std::size_t replicas, bool native_ring,
   });
 }
 
-void print_scheme_diff(const placement& before_ref, const placement& after_ref,
-                       const std::string& old_file, const std::string& new_file,
-                       const std::string& keys, const std::string& key_format, bool as_json) {
-  const placement* before = &before_ref;
-  const placement* after = &after_ref;
-  if (before->kind_name() != after->kind_name()) {
+void print_scheme_diff(const placement& before, const placement& after, const std::string& old_file,
+                       const std::string& new_file, const std::string& keys,
+                       const std::string& key_format, bool as_json) {
+  if (before.kind_name() != after.kind_name()) {
     throw data_error(fmt::format("{} is a {} topology and {} a {} one", old_file,
-                                 before->kind_name(), new_file, after->kind_name()),
+                                 before.kind_name(), new_file, after.kind_name()),
                      "compare two topologies of one system");
   }
   const key_source src = make_keys(keys, key_format, 100000);
-  std::vector<std::array<std::string, 3>> moved_keys;
-  change_tally tally(*before, *after);
-  src.each([&](std::string_view key) {
-    tally.add(key);
-    if (!src.is_file) return;
-    const std::string& from = before->node_for(key);
-    const std::string& to = after->node_for(key);
-    if (from != to) moved_keys.push_back({std::string(key), from, to});
-  });
+  change_tally tally(before, after);
+  if (src.is_file) tally.record_moved_keys();
+  src.each([&](std::string_view key) { tally.add(key); });
   const change_measure m = tally.result();
-  const std::uint64_t moved = m.moved;
-  const double fraction = m.moved_fraction();
-  const auto& flows = m.flows;
-  const std::optional<std::uint32_t> slots_moved = m.slots_moved;
   const std::string keys_label =
       src.is_file ? keys : fmt::format("{} keys {}", src.count, src.format);
   if (as_json) {
     json doc;
-    doc["scheme"] = std::string(before->kind_name());
+    doc["scheme"] = std::string(before.kind_name());
     doc["keys"] = src.size();
     doc["keys_from"] = keys_label;
-    doc["moved"] = moved;
-    doc["moved_fraction"] = fraction;
-    if (slots_moved) {
-      doc["slots_moved"] = *slots_moved;
-      doc["slots_moved_fraction"] = *slots_moved / 16384.0;
+    doc["moved"] = m.moved;
+    doc["moved_fraction"] = m.moved_fraction();
+    if (m.slots_moved) {
+      doc["slots_moved"] = *m.slots_moved;
+      doc["slots_moved_fraction"] = *m.slots_moved / 16384.0;
     }
     json flow_doc = json::array();
-    for (const auto& [pair, count] : flows)
+    for (const auto& [pair, count] : m.flows)
       flow_doc.push_back({{"from", pair.first}, {"to", pair.second}, {"keys", count}});
     doc["flows"] = std::move(flow_doc);
     if (src.is_file) {
       json list = json::array();
-      for (const auto& k : moved_keys)
-        list.push_back({{"key", k[0]}, {"from", k[1]}, {"to", k[2]}});
+      for (const auto& k : m.moved_keys)
+        list.push_back({{"key", k.key}, {"from", k.from}, {"to", k.to}});
       doc["moved_keys"] = std::move(list);
     }
     print_json(doc);
     return;
   }
-  fmt::print("{}: {} of {} keys ({}) move ({})\n", before->kind_name(), moved, src.size(),
-             keys_label, percent(fraction));
-  if (slots_moved)
-    fmt::print("{} of 16384 slots change master ({})\n", *slots_moved,
-               percent(*slots_moved / 16384.0));
-  for (const auto& [pair, count] : flows) {
+  fmt::print("{}: {} of {} keys ({}) move ({})\n", before.kind_name(), m.moved, src.size(),
+             keys_label, percent(m.moved_fraction()));
+  if (m.slots_moved)
+    fmt::print("{} of 16384 slots change master ({})\n", *m.slots_moved,
+               percent(*m.slots_moved / 16384.0));
+  for (const auto& [pair, count] : m.flows) {
     fmt::print("  {} -> {}: {} keys ({})\n", pair.first, pair.second, count,
                percent(static_cast<double>(count) / static_cast<double>(src.size())));
   }
-  if (src.is_file && !moved_keys.empty()) {
+  if (!m.moved_keys.empty()) {
     fmt::print("\nkey\tfrom\tto\n");
-    for (const auto& k : moved_keys) fmt::print("{}\t{}\t{}\n", k[0], k[1], k[2]);
+    for (const auto& k : m.moved_keys) fmt::print("{}\t{}\t{}\n", k.key, k.from, k.to);
   }
 }
 

@@ -342,6 +342,30 @@ TEST(ChangeMeasure, SharesAreLoadsOverKeys) {
   EXPECT_EQ(change_measure{}.share_after("a"), 0.0);  // no keys
 }
 
+TEST(ChangeTally, RecordsTheMovedKeysWhenAsked) {
+  const auto before = parse_node_list("a,b");
+  const auto after = change_node_list(before, "c", "");
+  const auto p = schemes::make_scheme_placement("nginx", before);
+  const auto q = schemes::make_scheme_placement("nginx", after);
+  change_tally quiet(*p, *q);
+  change_tally listing(*p, *q);
+  listing.record_moved_keys();
+  key_pattern keys("key-{}");
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    quiet.add(keys(i));
+    listing.add(keys(i));
+  }
+  EXPECT_TRUE(quiet.result().moved_keys.empty());
+  const change_measure m = listing.result();
+  ASSERT_EQ(m.moved_keys.size(), m.moved);
+  ASSERT_GT(m.moved, 0u);
+  for (const moved_key& k : m.moved_keys) {
+    EXPECT_EQ(k.from, p->node_for(k.key));
+    EXPECT_EQ(k.to, q->node_for(k.key));
+    EXPECT_NE(k.from, k.to);
+  }
+}
+
 TEST(StrategyLists, ParseAndFormatAsTheCliTakesThem) {
   const auto all = parse_strategy_list("all");
   ASSERT_EQ(all.size(), strategy_names().size());
