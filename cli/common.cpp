@@ -19,64 +19,6 @@
 #include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::cli {
-bool line_reader::fill() {
-  if (at_end_) return false;
-  if (start_ > 0) {
-    buffer_.erase(0, start_);
-    start_ = 0;
-  }
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd_, chunk, sizeof chunk);
-    if (n > 0) {
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-      return true;
-    }
-    if (n == 0) {
-      at_end_ = true;
-      return false;
-    }
-    if (errno != EINTR) {
-      throw io_error(std::string("cannot read standard input: ") + std::strerror(errno) +
-                     "; check what is piped in");
-    }
-  }
-}
-
-bool line_reader::next(std::string& line) {
-  std::size_t scanned = 0;  // bytes after start_ known to hold no '\n' (fill() moves start_)
-  for (;;) {
-    const std::size_t end = buffer_.find('\n', start_ + scanned);
-    if (end != std::string::npos) {
-      line.assign(buffer_, start_, end - start_);
-      start_ = end + 1;
-      break;
-    }
-    scanned = buffer_.size() - start_;
-    if (scanned > max_line_bytes) {
-      throw usage_error(fmt::format(
-          "line {} of standard input is longer than {} MiB; give one item per line (items "
-          "longer than that are not supported)",
-          lines_ + 1, max_line_bytes >> 20));
-    }
-    if (!fill()) {
-      if (start_ == buffer_.size()) return false;
-      line.assign(buffer_, start_);
-      start_ = buffer_.size();
-      break;
-    }
-  }
-  ++lines_;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
-}
-
-bool line_reader::ready() {
-  if (at_end_ || buffer_.find('\n', start_) != std::string::npos) return true;
-  pollfd request{fd_, POLLIN, 0};
-  return ::poll(&request, 1, 0) > 0;
-}
-
 void require_single_line(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].find_first_of("\n\r") != std::string::npos) {
@@ -86,25 +28,6 @@ void require_single_line(const std::vector<std::string>& args) {
           i + 1, printable(args[i], 40)));
     }
   }
-}
-
-line_reader::status line_reader::next_until(std::string& line,
-                                            std::chrono::steady_clock::time_point deadline) {
-  using clock = std::chrono::steady_clock;
-  while (!at_end_ && buffer_.find('\n', start_) == std::string::npos) {
-    const auto now = clock::now();
-    if (now >= deadline) return status::deadline;
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
-    pollfd request{fd_, POLLIN, 0};
-    const int ready = ::poll(&request, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
-    if (ready == 0) return status::deadline;
-    if (ready < 0 && errno != EINTR) {
-      throw io_error(std::string("cannot wait for standard input: ") + std::strerror(errno) +
-                     "; check what is piped in");
-    }
-    if (ready > 0) fill();
-  }
-  return next(line) ? status::line : status::end;
 }
 
 void for_each_item(const std::vector<std::string>& args,
@@ -156,6 +79,9 @@ void print_json(const nlohmann::json& doc) { print_any_json(doc); }
 void print_json(const nlohmann::ordered_json& doc) { print_any_json(doc); }
 
 std::string json_line(const nlohmann::json& doc) {
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+std::string json_line(const nlohmann::ordered_json& doc) {
   return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

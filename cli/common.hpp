@@ -11,6 +11,8 @@
 //     NO_COLOR is unset.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/line_reader.hpp"
 
 namespace ringbloom::cli {
 
@@ -48,41 +51,9 @@ struct context {
   int exit_status = exit_ok;  // a command sets exit_negative for a "no"
 };
 
-/// Reads standard input (or another descriptor) line by line, with its own
-/// buffer, and can tell whether a line is available without waiting. That is
-/// what lets commands work in batches without stalling a caller that writes
-/// one line and waits for the answer (a co-process).
-class line_reader {
- public:
-  explicit line_reader(int fd = 0) noexcept : fd_(fd) {}
-
-  /// The next line without its '\n' (and without a trailing '\r', so CRLF
-  /// input works); false at the end of the input. A last line without '\n'
-  /// counts. Throws ringbloom::io_error when the read fails, usage_error for
-  /// a line longer than max_line_bytes (memory stays bounded).
-  bool next(std::string& line);
-
-  /// Whether next() can return without waiting for more input.
-  [[nodiscard]] bool ready();
-
-  /// What next_until found.
-  enum class status { line, end, deadline };
-  /// next(), but gives up at `deadline`: returns status::deadline when no
-  /// whole line is buffered and either the deadline has passed or no input
-  /// arrives before it (so a caller can do timed work, such as a
-  /// checkpoint, while its producer pauses). The deadline is looked at only
-  /// when the buffer runs dry, so a steady stream costs no clock reads.
-  status next_until(std::string& line, std::chrono::steady_clock::time_point deadline);
-
- private:
-  bool fill();  // reads more into buffer_; false at end of input
-
-  int fd_;
-  std::string buffer_;
-  std::size_t start_ = 0;
-  bool at_end_ = false;
-  std::uint64_t lines_ = 0;  // lines returned so far, for messages
-};
+/// Standard input (or another descriptor) line by line, with the library's
+/// line limit (io/line_reader.hpp).
+using io::line_reader;
 
 /// Refuses (usage_error) an item given as an argument that holds a newline
 /// or a carriage return: items are lines (standard input cannot carry such
@@ -138,6 +109,7 @@ void print_json(const nlohmann::ordered_json& doc);
 /// `doc` as one line of JSON, with bytes that are not UTF-8 as U+FFFD (for
 /// commands that print a document per line).
 [[nodiscard]] std::string json_line(const nlohmann::json& doc);
+[[nodiscard]] std::string json_line(const nlohmann::ordered_json& doc);
 
 // --- errors -------------------------------------------------------------------------
 
@@ -264,10 +236,10 @@ CLI::Option* add_number_option(CLI::App& command, const std::string& name, T& ta
 /// the option that asked for it ("--bits 1099511627776").
 void require_memory(std::uint64_t bytes, std::string_view what, std::string_view advice);
 
-/// The longest line read from standard input as one item: 16 MiB. A longer
-/// line is refused (usage_error naming its number), so a stream without
-/// newlines cannot take all memory.
-inline constexpr std::size_t max_line_bytes = std::size_t{16} << 20;
+/// A fraction as a percentage with two decimals: "20.84%".
+[[nodiscard]] inline std::string percent(double fraction) {
+  return fmt::format("{:.2f}%", 100.0 * fraction);
+}
 
 /// Adds the usual help footer ("Example:\n  <example>") to a command.
 void set_example(CLI::App& command, std::string_view example);

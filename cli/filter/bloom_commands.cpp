@@ -79,24 +79,34 @@ constexpr std::uint64_t remove_stdin_limit = std::uint64_t{64} << 20;
 
 // --- formatting helpers -----------------------------------------------------
 
-std::string human_bytes(std::uint64_t bytes) {
-  constexpr std::string_view units[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  value /= 1024;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", value, units[unit]);
-}
+/// "512 B", "1.5 KiB", "128.0 GiB" (the library's io::format_bytes).
+std::string human_bytes(std::uint64_t bytes) { return io::format_bytes(bytes); }
 
 /// What m counts for the kind ("bits", or "counters" for counting filters).
 std::string_view cell_name(filter_kind kind) { return filter_kind_of(kind).cells; }
 
 /// A double for JSON: nlohmann writes infinities as null; say so explicitly.
 json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+/// One of a kind's own facts (filter_description) as JSON.
+json detail_json(const filter_detail_value& value) {
+  return std::visit(
+      [](const auto& v) -> json {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<filter_layer_detail>>) {
+          json layers = json::array();
+          for (const filter_layer_detail& l : v) {
+            layers.push_back(json{{"bits", l.bits},
+                                  {"hashes", l.hashes},
+                                  {"items", l.items},
+                                  {"capacity", l.capacity}});
+          }
+          return layers;
+        } else {
+          return json(v);
+        }
+      },
+      value);
+}
 
 constexpr std::string_view read_advice =
     "check the file name, or create the filter first with 'ringbloom bloom create'";
@@ -177,38 +187,15 @@ void check_filter_memory(const filter_spec& spec, const std::string& what,
 /// a failed try) and the file image (2 per slot for fuse16): below 48.
 constexpr std::uint64_t fuse_bytes_per_key = 48;
 
-/// A descriptor closed on scope exit.
-struct fd_closer {
-  int fd;
-  explicit fd_closer(int f) noexcept : fd(f) {}
-  fd_closer(const fd_closer&) = delete;
-  fd_closer& operator=(const fd_closer&) = delete;
-  ~fd_closer() {
-    if (fd > 0) ::close(fd);
-  }
-};
-
 /// The XXH3-64 hashes (fuse8_filter::key_hash) of the lines of --from, read
 /// line by line: the keys themselves are never held, only 8 bytes each.
 /// Memory is checked (require_memory) before the hash array doubles.
 std::vector<std::uint64_t> read_key_hashes(const create_options& o) {
-  int fd = 0;
-  if (o.from != "-") {
-    const auto advice = "check the --from file name (one key per line), or give - for stdin";
-    try {
-      (void)io::check_input(o.from);  // directories, devices and sockets refused by name
-    } catch (const io_error& e) {
-      if (e.has_advice()) throw;
-      throw io_error(fmt::format("--from: {}", e.sentence()), advice);
-    }
-    fd = ::open(o.from.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      throw io_error(fmt::format("--from: cannot open the key file '{}': {}; {}", o.from,
-                                 std::strerror(errno), advice));
-    }
-  }
-  const fd_closer closer(fd);
-  line_reader in(fd);
+  line_reader in =
+      o.from == "-"
+          ? line_reader(0)
+          : with_advice("check the --from file name (one key per line), or give - for stdin",
+                        [&] { return line_reader::open(o.from, "--from " + o.from); });
   std::vector<std::uint64_t> hashes;
   std::string line;
   while (in.next(line)) {
@@ -311,18 +298,6 @@ void run_create(const create_options& o) {
     throw usage_error(fmt::format("{} was given without {}; give both --bits and --hashes",
                                   o.bits_opt->count() > 0 ? "--bits" : "--hashes",
                                   o.bits_opt->count() > 0 ? "--hashes" : "--bits"));
-  }
-
-  // make_filter reads 0 as "not given"; name the option that was given as 0.
-  for (const auto& [opt, value] : {std::pair{o.capacity_opt, o.capacity},
-                                   {o.bits_opt, o.bits},
-                                   {o.hashes_opt, std::uint64_t{o.hashes}}}) {
-    if (opt->count() > 0 && value == 0) {
-      throw usage_error(fmt::format("{} must be at least 1; {}", opt->get_name(),
-                                    opt == o.capacity_opt
-                                        ? "give the number of items the filter should hold"
-                                        : "for a 1% rate use about 10 bits per item and 7 hashes"));
-    }
   }
 
   filter_spec spec;
@@ -744,8 +719,7 @@ void run_info(const info_options& o) {
   std::error_code size_error;
   std::uint64_t disk = fs::file_size(o.file, size_error);
   if (size_error) disk = serialized_size(filter);
-  const auto* counting = filter.get_if<counting_bloom_filter>();
-  const auto* scalable = filter.get_if<scalable_bloom_filter>();
+  const filter_description details = filter.describe();
 
   if (o.json) {
     json doc{{"file", o.file},
@@ -762,27 +736,8 @@ void run_info(const info_options& o) {
              {"memory_bytes", s.memory_bytes},
              {"size_on_disk", disk},
              {"layers", s.layers}};
-    if (counting != nullptr) doc["saturated_counters"] = counting->saturated_counters();
-    if (is_static_kind(s.kind)) {
-      doc["static"] = true;
-      doc["slots"] = s.bits / filter_kind_of(s.kind).cell_bits;
-      doc["bits_per_item"] = s.items_added == 0
-                                 ? 0.0
-                                 : static_cast<double>(s.bits) / static_cast<double>(s.items_added);
-    }
-    if (scalable != nullptr) {
-      doc["target_fpr"] = scalable->target_fpr();
-      doc["growth"] = scalable->growth();
-      doc["tightening"] = scalable->tightening();
-      json layers = json::array();
-      for (const auto& layer : scalable->layers()) {
-        layers.push_back(json{{"bits", layer.filter.bits()},
-                              {"hashes", layer.filter.hashes()},
-                              {"items", layer.filter.items_added()},
-                              {"capacity", layer.capacity}});
-      }
-      doc["layer_details"] = std::move(layers);
-    }
+    for (const auto& field : details.fields)
+      doc[std::string(field.name)] = detail_json(field.value);
     print_json(doc);
     return;
   }
@@ -791,11 +746,16 @@ void run_info(const info_options& o) {
   const auto row = [](std::string_view label, const std::string& value) {
     fmt::print("{:<16}{}\n", label, value);
   };
+  const auto detail_rows = [&](bool after_layers) {
+    for (const auto& r : details.rows) {
+      if (r.after_layers == after_layers) row(r.label, r.text);
+    }
+  };
   row("file", o.file);
   row("kind", std::string(filter_kind_name(s.kind)));
   row(fmt::format("{} (m)", cells), std::to_string(s.bits));
-  row("hashes (k)",
-      scalable != nullptr ? fmt::format("{} (first layer)", s.hashes) : std::to_string(s.hashes));
+  row("hashes (k)", filter_kind_of(s.kind).layered ? fmt::format("{} (first layer)", s.hashes)
+                                                   : std::to_string(s.hashes));
   row("hash", fmt::format("{} (seed {})", hash_name(s.hash), s.seed));
   row("items", std::to_string(s.items_added));
   row(fmt::format("{} set", cells),
@@ -804,28 +764,11 @@ void run_info(const info_options& o) {
   row("estimated items", std::isfinite(s.estimated_items)
                              ? fmt::format("{:.0f} distinct", s.estimated_items)
                              : std::string("unknown: every bit is set"));
-  if (counting != nullptr) row("saturated", std::to_string(counting->saturated_counters()));
-  if (is_static_kind(s.kind)) {
-    const unsigned width = filter_kind_of(s.kind).cell_bits;
-    row("slots", fmt::format("{} of {} bits ({:.2f} bits per item); static: rebuild to change",
-                             s.bits / width, width,
-                             s.items_added == 0 ? 0.0
-                                                : static_cast<double>(s.bits) /
-                                                      static_cast<double>(s.items_added)));
-  }
+  detail_rows(false);
   row("memory", human_bytes(s.memory_bytes));
   row("size on disk", fmt::format("{} bytes ({})", disk, human_bytes(disk)));
   row("layers", std::to_string(s.layers));
-  if (scalable != nullptr) {
-    row("target fpr", fmt::format("{:.4g} (growth {}, tightening {})", scalable->target_fpr(),
-                                  scalable->growth(), scalable->tightening()));
-    std::uint32_t index = 0;
-    for (const auto& layer : scalable->layers()) {
-      row(fmt::format("  layer {}", index++),
-          fmt::format("m = {}, k = {}, {} of {} items", layer.filter.bits(), layer.filter.hashes(),
-                      layer.filter.items_added(), layer.capacity));
-    }
-  }
+  detail_rows(true);
 }
 
 void add_info(CLI::App& bloom) {
@@ -949,19 +892,10 @@ void run_remove(const remove_options& o) {
   }
   std::uint64_t items_now = 0;
   update_filter_file(o.file, [&](any_filter& filter) {
-    if (is_static_kind(filter.kind())) {
-      throw usage_error(fmt::format(
-          "'{}' is a {} filter, which is static, so nothing was removed; rebuild it from the key "
-          "set without those items with 'ringbloom bloom create {} --kind {} --from KEYS.txt "
-          "--force'",
-          o.file, filter_kind_name(filter.kind()), o.file, filter_kind_name(filter.kind())));
-    }
-    if (filter.kind() != filter_kind::counting) {
-      throw usage_error(fmt::format(
-          "'{}' is a {} filter and only counting filters can remove items (a bit may belong to "
-          "several items), so nothing was removed; create the filter with --kind counting to be "
-          "able to remove items",
-          o.file, filter_kind_name(filter.kind())));
+    try {
+      any_filter::require_removable(filter.kind());
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(fmt::format("nothing was removed from '{}': {}", o.file, e.what()));
     }
     for (const auto& item : items) {
       try {

@@ -160,11 +160,11 @@ void add_add(CLI::App& cuckoo) {
           require_growth_memory(f, batch.size(), o->file);
           for (const auto& item : batch) {
             if (!add_or_refuse(f, item, o->file)) {
-              throw data_error(fmt::format(
-                  "the cuckoo filter {} is full at {} items and may not grow (expansion 0), so "
-                  "this batch was not added; create it with a larger --capacity or an "
-                  "--expansion",
-                  o->file, f.items()));
+              throw data_error(
+                  fmt::format("the cuckoo filter {} is full at {} items and may not grow "
+                              "(expansion 0), so this batch was not added",
+                              o->file, f.items()),
+                  "create it with a larger --capacity or an --expansion");
             }
           }
           items = f.items();
@@ -198,8 +198,7 @@ void add_check(CLI::App& cuckoo, context& ctx) {
         const bool maybe = f.may_contain(item);
         if (!maybe) ctx.exit_status = exit_negative;
         if (o->json) {
-          fmt::print("{}\n", json{{"key", item}, {"present", maybe}}.dump(
-                                 -1, ' ', false, json::error_handler_t::replace));
+          fmt::print("{}\n", json_line(json{{"key", item}, {"present", maybe}}));
         } else {
           fmt::print("{}\t{}\n", item, maybe ? "maybe" : "no");
         }

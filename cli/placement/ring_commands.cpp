@@ -59,32 +59,15 @@ constexpr std::uint64_t max_node_count = max_node_list_count;
 /// sorted batch of new points), measured: 16.7 million points took 594 MB.
 constexpr std::uint64_t build_bytes_per_point = 40;
 
-std::string percent(double fraction) { return fmt::format("{:.2f}%", 100.0 * fraction); }
-
 topology_node topology_node_of(const placement_node& n) {
   return {n.name, static_cast<std::uint32_t>(n.weight), {}};
 }
 
-/// "NAME" or "NAME=WEIGHT" (node_list.hpp).
-topology_node parse_node(std::string_view spec) {
-  return topology_node_of(ringbloom::parse_node(spec));
-}
-
-/// A node list: a number N (nodes n<first>..n<first+N-1>) or NAME[=WEIGHT],...
-std::vector<topology_node> parse_nodes(std::string_view list, std::size_t first = 1,
-                                       std::string_view option = "--nodes") {
+/// A --nodes list (node_list.hpp) as a topology's nodes.
+std::vector<topology_node> parse_nodes(std::string_view list) {
   std::vector<topology_node> nodes;
-  for (const auto& n : parse_node_list(
-           list,
-           {.first = first, .option = option, .min_weight = 1, .max_weight = max_node_list_weight}))
-    nodes.push_back(topology_node_of(n));
+  for (const auto& n : parse_node_list(list)) nodes.push_back(topology_node_of(n));
   return nodes;
-}
-
-std::vector<placement_node> placement_nodes(const std::vector<topology_node>& nodes) {
-  std::vector<placement_node> out;
-  for (const auto& n : nodes) out.push_back({n.name, static_cast<double>(n.weight)});
-  return out;
 }
 
 /// Options shared by the commands that build a ring from the command line.
@@ -136,12 +119,6 @@ hash_ring build_from_arguments(const topology& topo) {
   } catch (const data_error& e) {
     throw usage_error(e.what());  // the topology came from the arguments
   }
-}
-
-json shares_json(const std::vector<node_share>& shares) {
-  json doc = json::object();
-  for (const auto& s : shares) doc[s.node] = s.share;
-  return doc;
 }
 
 // --- simulate ----------------------------------------------------------------
@@ -203,13 +180,11 @@ void run_strategy_simulate(const simulate_options& o) {
     throw usage_error(fmt::format("--keys {} is outside 1..{} for --strategy; give fewer keys",
                                   o.keys, max_strategy_keys));
   }
-  std::vector<placement_node> nodes;
-  for (const auto& n : parse_nodes(o.nodes))
-    nodes.push_back({n.name, static_cast<double>(n.weight)});
+  const std::vector<placement_node> nodes = parse_node_list(o.nodes);
   std::vector<placement_step> steps;
   if (!o.add.empty()) {
-    for (const auto& n : parse_nodes(o.add, nodes.size() + 1))
-      steps.push_back({placement_step::kind::add, n.name, static_cast<double>(n.weight)});
+    for (const auto& n : parse_node_list(o.add, {.first = nodes.size() + 1, .option = "--add"}))
+      steps.push_back({placement_step::kind::add, n.name, n.weight});
   }
   for (const auto name : split_list(o.remove))
     steps.push_back({placement_step::kind::remove, std::string(name), 1.0});
@@ -250,29 +225,15 @@ void run_simulate(const simulate_options& o) {
     return;
   }
   const ring_options options = options_from(o.ring);
-  topology before_topo{options, parse_nodes(o.nodes)};
-  topology after_topo = before_topo;
-  if (!o.add.empty()) {
-    for (auto& node : parse_nodes(o.add, before_topo.nodes.size() + 1, "--add")) {
-      after_topo.nodes.push_back(std::move(node));
-    }
-  }
-  std::vector<std::string> removed;
-  if (!o.remove.empty()) {
-    for (const auto name : split_list(o.remove)) {
-      const auto it = std::find_if(after_topo.nodes.begin(), after_topo.nodes.end(),
-                                   [&](const topology_node& n) { return n.name == name; });
-      if (it == after_topo.nodes.end()) {
-        throw usage_error(fmt::format("--remove names '{}', which is not among the nodes", name));
-      }
-      after_topo.nodes.erase(it);
-      removed.emplace_back(name);
-    }
-  }
-  const auto build = [](const topology& topo) { return build_from_arguments(topo); };
-  const ring_placement before_p(build(before_topo));
-  if (after_topo.nodes.empty()) throw usage_error("--remove removes every node; keep at least one");
-  const ring_placement after_p(build(after_topo));
+  const std::vector<placement_node> nodes_before = parse_node_list(o.nodes);
+  const std::vector<placement_node> nodes_after = change_node_list(nodes_before, o.add, o.remove);
+  const auto build = [&](const std::vector<placement_node>& nodes) {
+    topology topo{options, {}};
+    for (const auto& n : nodes) topo.nodes.push_back(topology_node_of(n));
+    return ring_placement(build_from_arguments(topo));
+  };
+  const ring_placement before_p = build(nodes_before);
+  const ring_placement after_p = build(nodes_after);
   const hash_ring& before = before_p.ring();
   const hash_ring& after = after_p.ring();
   const modulo_placement modulo_before(before);
@@ -280,8 +241,6 @@ void run_simulate(const simulate_options& o) {
 
   // The ring's figures (and the least possible, by weight) from
   // measure_change; hash % N beside it, the lesson's contrast.
-  const std::vector<placement_node> nodes_before = placement_nodes(before_topo.nodes);
-  const std::vector<placement_node> nodes_after = placement_nodes(after_topo.nodes);
   change_tally ring_moves(before_p, after_p, nodes_before, nodes_after);
   movement_tally modulo_moves(modulo_before, modulo_after);
   key_pattern make_key(o.key_format);
@@ -292,20 +251,14 @@ void run_simulate(const simulate_options& o) {
   }
   const change_measure ring_result = ring_moves.result();
   const auto& modulo_result = modulo_moves.result();
-  const auto shares_of = [&](const hash_ring& ring,
-                             const std::map<std::string, std::uint64_t>& load) {
-    std::vector<node_share> shares;
+  const auto shares_json = [&](const hash_ring& ring, bool after_change) {
+    json doc = json::object();
     for (const auto& node : ring.nodes()) {
-      const auto it = load.find(node.name);
-      const std::uint64_t count = it == load.end() ? 0 : it->second;
-      shares.push_back({node.name, o.keys == 0
-                                       ? 0.0
-                                       : static_cast<double>(count) / static_cast<double>(o.keys)});
+      doc[node.name] =
+          after_change ? ring_result.share_after(node.name) : ring_result.share_before(node.name);
     }
-    return load_report{o.keys, {}, std::move(shares)};
+    return doc;
   };
-  const auto shares_before = shares_of(before, ring_result.load_before);
-  const auto shares_after = shares_of(after, ring_result.load_after);
 
   if (o.json) {
     json moved_to = json::object();
@@ -320,8 +273,8 @@ void run_simulate(const simulate_options& o) {
     doc["ideal_moved_fraction"] = ring_result.ideal_fraction;
     doc["ring"] = {{"moved", ring_result.moved},
                    {"moved_fraction", ring_result.moved_fraction()},
-                   {"shares_before", shares_json(shares_before.shares)},
-                   {"shares_after", shares_json(shares_after.shares)},
+                   {"shares_before", shares_json(before, false)},
+                   {"shares_after", shares_json(after, true)},
                    {"moved_to", moved_to}};
     print_json(doc);
     return;
@@ -336,14 +289,13 @@ void run_simulate(const simulate_options& o) {
              percent(ring_result.ideal_fraction));
   fmt::print("\n{:<20} {:>8} {:>8}\n", "node", "before", "after");
   for (const auto& node : after.nodes()) {
-    const auto b = before.find_node(node.name);
-    const auto a = after.find_node(node.name);
-    fmt::print("{:<20} {:>8} {:>8}\n", node.name, b ? percent(shares_before.shares[*b].share) : "-",
-               percent(shares_after.shares[*a].share));
+    fmt::print("{:<20} {:>8} {:>8}\n", node.name,
+               before.find_node(node.name) ? percent(ring_result.share_before(node.name)) : "-",
+               percent(ring_result.share_after(node.name)));
   }
-  for (const auto& name : removed) {
-    const auto b = before.find_node(name);
-    fmt::print("{:<20} {:>8} {:>8}\n", name, percent(shares_before.shares[*b].share), "-");
+  for (const auto name : split_list(o.remove)) {
+    fmt::print("{:<20} {:>8} {:>8}\n", name, percent(ring_result.share_before(std::string(name))),
+               "-");
   }
   fmt::print("\nmoved keys went to (ring):\n");
   if (ring_result.moved_to.empty()) fmt::print("  (none)\n");
@@ -561,7 +513,7 @@ struct add_options {
 
 void run_add(const add_options& o) {
   std::vector<topology_node> fresh;
-  for (const auto& spec : o.nodes) fresh.push_back(parse_node(spec));
+  for (const auto& spec : o.nodes) fresh.push_back(topology_node_of(parse_node(spec)));
   if (!o.tokens.empty()) {
     if (fresh.size() != 1 || o.nodes[0].find('=') != std::string::npos) {
       throw usage_error("--tokens places exactly one node, given without a weight");

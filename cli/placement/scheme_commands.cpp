@@ -14,7 +14,8 @@
 
 #include "common.hpp"
 #include "ringbloom/error.hpp"
-#include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/line_reader.hpp"
+#include "ringbloom/io/memory.hpp"
 #include "ringbloom/placement/change.hpp"
 #include "ringbloom/placement/node_list.hpp"
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
@@ -25,18 +26,14 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string percent(double fraction) { return fmt::format("{:.2f}%", 100.0 * fraction); }
-
 /// A node list of --nodes or --add (node_list.hpp). The weight is the
 /// system's to check (0 where it allows it, its own largest), so that the
 /// refusal names the server and the system's limit.
-std::vector<placement_node> parse_node_list(std::string_view list, std::size_t first = 1,
-                                            std::string_view option = "--nodes") {
-  return ringbloom::parse_node_list(list,
-                                    {.first = first,
-                                     .option = option,
-                                     .min_weight = 0,
-                                     .max_weight = std::numeric_limits<std::uint64_t>::max()});
+constexpr node_list_options scheme_weights{.min_weight = 0,
+                                           .max_weight = std::numeric_limits<std::uint64_t>::max()};
+
+std::vector<placement_node> parse_node_list(std::string_view list) {
+  return ringbloom::parse_node_list(list, scheme_weights);
 }
 
 std::unique_ptr<placement> from_nodes(const std::string& scheme,
@@ -85,18 +82,10 @@ key_source make_keys(const std::string& keys, const std::string& format,
         parse_number<std::uint64_t>(keys, "--keys", between<std::uint64_t>(1, max_scheme_keys));
   } else {
     src.is_file = true;
-    const std::string text = io::read_file(keys, max_keys_file_bytes);
-    const auto lines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    require_memory(lines * (sizeof(std::string) + 32),
-                   fmt::format("--keys {} ({} lines)", keys, lines), "give a file with fewer keys");
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-      std::size_t end = text.find('\n', pos);
-      if (end == std::string::npos) end = text.size();
-      std::string_view line(text.data() + pos, end - pos);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (!line.empty()) src.from_file.emplace_back(line);
-      pos = end + 1;
+    try {
+      src.from_file = io::read_lines(keys, max_keys_file_bytes, "--keys " + keys);
+    } catch (const io::memory_error& e) {
+      throw usage_error(e.what());  // the size the user asked for, as other options' (exit 2)
     }
   }
   return src;
@@ -120,117 +109,82 @@ void print_lookup(const placement& pl, std::size_t replicas, bool native_ring,
   const bool as_list = native_ring ? replicas > 0 : replicas > 1;
   std::string line;
   for_each_item(keys, [&](std::string_view key) {
-    if (as_list) {
-      const std::vector<std::string> names = p->nodes_for(key, replicas);
-      if (as_json) {
-        const json doc = {{"key", key}, {"nodes", names}};
-        fmt::print("{}\n", doc.dump(-1, ' ', false, json::error_handler_t::replace));
-        return;
-      }
-      line.assign(key);
-      line.push_back('\t');
-      for (std::size_t i = 0; i < names.size(); ++i) line += (i == 0 ? "" : ",") + names[i];
-      line.push_back('\n');
-      std::fwrite(line.data(), 1, line.size(), stdout);
-      return;
-    }
-    const std::string& server = p->node_for(key);
+    const std::vector<std::string> names =
+        as_list ? p->nodes_for(key, replicas) : std::vector<std::string>{p->node_for(key)};
     if (as_json) {
-      const json doc = {{"key", key}, {"node", server}};
-      fmt::print("{}\n", doc.dump(-1, ' ', false, json::error_handler_t::replace));
+      const json doc =
+          as_list ? json{{"key", key}, {"nodes", names}} : json{{"key", key}, {"node", names[0]}};
+      fmt::print("{}\n", json_line(doc));
       return;
     }
     line.assign(key);
     line.push_back('\t');
-    line += server;
+    for (std::size_t i = 0; i < names.size(); ++i) line += (i == 0 ? "" : ",") + names[i];
     line.push_back('\n');
     std::fwrite(line.data(), 1, line.size(), stdout);
   });
 }
 
-void print_scheme_diff(const placement& before_ref, const placement& after_ref,
-                       const std::string& old_file, const std::string& new_file,
-                       const std::string& keys, const std::string& key_format, bool as_json) {
-  const placement* before = &before_ref;
-  const placement* after = &after_ref;
-  if (before->kind_name() != after->kind_name()) {
-    throw data_error(
-        fmt::format("{} is a {} topology and {} a {} one; compare two topologies of one system",
-                    old_file, before->kind_name(), new_file, after->kind_name()));
+void print_scheme_diff(const placement& before, const placement& after, const std::string& old_file,
+                       const std::string& new_file, const std::string& keys,
+                       const std::string& key_format, bool as_json) {
+  if (before.kind_name() != after.kind_name()) {
+    throw data_error(fmt::format("{} is a {} topology and {} a {} one", old_file,
+                                 before.kind_name(), new_file, after.kind_name()),
+                     "compare two topologies of one system");
   }
   const key_source src = make_keys(keys, key_format, 100000);
-  std::vector<std::array<std::string, 3>> moved_keys;
-  change_tally tally(*before, *after);
-  src.each([&](std::string_view key) {
-    tally.add(key);
-    if (!src.is_file) return;
-    const std::string& from = before->node_for(key);
-    const std::string& to = after->node_for(key);
-    if (from != to) moved_keys.push_back({std::string(key), from, to});
-  });
+  change_tally tally(before, after);
+  if (src.is_file) tally.record_moved_keys();
+  src.each([&](std::string_view key) { tally.add(key); });
   const change_measure m = tally.result();
-  const std::uint64_t moved = m.moved;
-  const double fraction = m.moved_fraction();
-  const auto& flows = m.flows;
-  const std::optional<std::uint32_t> slots_moved = m.slots_moved;
   const std::string keys_label =
       src.is_file ? keys : fmt::format("{} keys {}", src.count, src.format);
   if (as_json) {
     json doc;
-    doc["scheme"] = std::string(before->kind_name());
+    doc["scheme"] = std::string(before.kind_name());
     doc["keys"] = src.size();
     doc["keys_from"] = keys_label;
-    doc["moved"] = moved;
-    doc["moved_fraction"] = fraction;
-    if (slots_moved) {
-      doc["slots_moved"] = *slots_moved;
-      doc["slots_moved_fraction"] = *slots_moved / 16384.0;
+    doc["moved"] = m.moved;
+    doc["moved_fraction"] = m.moved_fraction();
+    if (m.slots_moved) {
+      doc["slots_moved"] = *m.slots_moved;
+      doc["slots_moved_fraction"] = *m.slots_moved / 16384.0;
     }
     json flow_doc = json::array();
-    for (const auto& [pair, count] : flows)
+    for (const auto& [pair, count] : m.flows)
       flow_doc.push_back({{"from", pair.first}, {"to", pair.second}, {"keys", count}});
     doc["flows"] = std::move(flow_doc);
     if (src.is_file) {
       json list = json::array();
-      for (const auto& k : moved_keys)
-        list.push_back({{"key", k[0]}, {"from", k[1]}, {"to", k[2]}});
+      for (const auto& k : m.moved_keys)
+        list.push_back({{"key", k.key}, {"from", k.from}, {"to", k.to}});
       doc["moved_keys"] = std::move(list);
     }
     print_json(doc);
     return;
   }
-  fmt::print("{}: {} of {} keys ({}) move ({})\n", before->kind_name(), moved, src.size(),
-             keys_label, percent(fraction));
-  if (slots_moved)
-    fmt::print("{} of 16384 slots change master ({})\n", *slots_moved,
-               percent(*slots_moved / 16384.0));
-  for (const auto& [pair, count] : flows) {
+  fmt::print("{}: {} of {} keys ({}) move ({})\n", before.kind_name(), m.moved, src.size(),
+             keys_label, percent(m.moved_fraction()));
+  if (m.slots_moved)
+    fmt::print("{} of 16384 slots change master ({})\n", *m.slots_moved,
+               percent(*m.slots_moved / 16384.0));
+  for (const auto& [pair, count] : m.flows) {
     fmt::print("  {} -> {}: {} keys ({})\n", pair.first, pair.second, count,
                percent(static_cast<double>(count) / static_cast<double>(src.size())));
   }
-  if (src.is_file && !moved_keys.empty()) {
+  if (!m.moved_keys.empty()) {
     fmt::print("\nkey\tfrom\tto\n");
-    for (const auto& k : moved_keys) fmt::print("{}\t{}\t{}\n", k[0], k[1], k[2]);
+    for (const auto& k : m.moved_keys) fmt::print("{}\t{}\t{}\n", k.key, k.from, k.to);
   }
 }
 
 void run_scheme_simulate(const std::string& scheme, const std::string& nodes,
                          const std::string& add, const std::string& remove, std::uint64_t keys,
                          const std::string& key_format, bool as_json) {
-  std::vector<placement_node> before_nodes = parse_node_list(nodes);
-  std::vector<placement_node> after_nodes = before_nodes;
-  if (!add.empty()) {
-    for (auto& n : parse_node_list(add, before_nodes.size() + 1, "--add"))
-      after_nodes.push_back(std::move(n));
-  }
-  for (const std::string_view name : split_list(remove)) {
-    const auto it = std::find_if(after_nodes.begin(), after_nodes.end(),
-                                 [&](const auto& n) { return n.name == name; });
-    if (it == after_nodes.end())
-      throw usage_error(fmt::format("--remove names '{}', which is not among the nodes", name));
-    after_nodes.erase(it);
-  }
-  if (after_nodes.empty()) throw usage_error("--remove removes every node; keep at least one");
+  const std::vector<placement_node> before_nodes = parse_node_list(nodes);
+  const std::vector<placement_node> after_nodes =
+      change_node_list(before_nodes, add, remove, scheme_weights);
   const std::unique_ptr<placement> before = from_nodes(scheme, before_nodes);
   const std::unique_ptr<placement> after = from_nodes(scheme, after_nodes);
   const change_measure m =

@@ -4,7 +4,7 @@
 // explains the columns.
 #include "simulate_strategies.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -17,36 +17,6 @@ namespace ringbloom::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string percent(double fraction) { return fmt::format("{:.2f}%", 100.0 * fraction); }
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const auto& p : parts) {
-    if (!out.empty()) out += sep;
-    out += p;
-  }
-  return out;
-}
-
-std::string describe(std::span<const placement_step> steps) {
-  std::vector<std::string> parts;
-  for (const auto& s : steps) {
-    switch (s.what) {
-      case placement_step::kind::add:
-        parts.push_back(s.weight == 1.0 ? fmt::format("add:{}", s.name)
-                                        : fmt::format("add:{}={}", s.name, s.weight));
-        break;
-      case placement_step::kind::remove:
-        parts.push_back(fmt::format("remove:{}", s.name));
-        break;
-      case placement_step::kind::reweight:
-        parts.push_back(fmt::format("reweight:{}={}", s.name, s.weight));
-        break;
-    }
-  }
-  return join(parts, ",");
-}
 
 std::string bytes(std::size_t n) {
   if (n >= 10 * 1024 * 1024) return fmt::format("{} MiB", n / (1024 * 1024));
@@ -105,7 +75,7 @@ std::string owned(const strategy_result& r) {
 void print_table(const strategy_comparison& c, std::span<const placement_step> steps,
                  std::string_view key_format) {
   fmt::print("{} keys ({}), {} nodes -> {} nodes ({}); the minimum movement is {}\n\n", c.keys,
-             key_format, c.before.size(), c.after.size(), describe(steps),
+             key_format, c.before.size(), c.after.size(), format_placement_changes(steps),
              percent(c.ideal_fraction));
   fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8}  {}\n", "strategy",
              "moved", "x min", "changed", "peak/avg", "min share", "max share", "owned p/a",
@@ -113,7 +83,8 @@ void print_table(const strategy_comparison& c, std::span<const placement_step> s
   for (const auto& r : c.strategies) {
     if (!r.supported) {
       fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>8}  {}\n", r.name, "-",
-                 "-", "-", "-", "-", "-", "-", bytes(r.memory_bytes), "-", join(r.supports, ","));
+                 "-", "-", "-", "-", "-", "-", bytes(r.memory_bytes), "-",
+                 fmt::join(r.supports, ","));
       continue;
     }
     const std::string ratio =
@@ -121,7 +92,7 @@ void print_table(const strategy_comparison& c, std::span<const placement_step> s
     fmt::print("{:<11} {:>8} {:>7} {:>8} {:>8.3f} {:>9} {:>9} {:>9} {:>9} {:>8.1f}  {}\n", r.name,
                percent(r.moved_fraction), ratio, percent(r.changed_share), r.peak_avg,
                percent(r.min_share), percent(r.max_share), owned(r), bytes(r.memory_bytes),
-               r.lookup_ns, join(r.supports, ","));
+               r.lookup_ns, fmt::join(r.supports, ","));
   }
   for (const auto& r : c.strategies) {
     if (!r.supported) fmt::print("\n{}: {}", r.name, r.unsupported_reason);
@@ -176,38 +147,13 @@ void apply_strategy_option(strategy_options& options, std::string_view key_value
   }
 }
 
-std::vector<std::string> parse_strategy_list(std::string_view spec) {
-  std::vector<std::string> out;
-  if (spec == "all") {
-    for (const auto name : strategy_names()) out.emplace_back(name);
-    return out;
-  }
-  const auto known = strategy_names();
-  for (const std::string_view name : split_list(spec)) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::vector<std::string> names(known.begin(), known.end());
-      throw usage_error(fmt::format("--strategy '{}' is not a strategy; use one of {} or all", name,
-                                    join(names, ", ")));
-    }
-    out.emplace_back(name);
-  }
-  if (out.empty()) throw usage_error("--strategy names no strategy; give a name or all");
-  return out;
-}
-
 void run_strategy_simulation(std::string_view strategies, std::span<const placement_node> nodes,
                              std::span<const placement_step> steps,
                              std::span<const std::string> keys, std::string_view key_format,
                              const strategy_options& options, bool as_json) {
-  const auto names = parse_strategy_list(strategies);
-  if (steps.empty()) {
-    throw usage_error(
-        "--strategy compares a change, and none was given; add --change add:NAME (or "
-        "remove:NAME, reweight:NAME=W), --add or --remove");
-  }
   strategy_comparison c;
   try {
-    c = compare_strategies(nodes, steps, names, keys, options, true);
+    c = compare_strategies(nodes, steps, parse_strategy_list(strategies), keys, options, true);
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());  // nodes and changes came from the arguments
   }
@@ -219,13 +165,12 @@ void run_strategy_simulation(std::string_view strategies, std::span<const placem
   doc["keys"] = c.keys;
   doc["nodes_before"] = c.before.size();
   doc["nodes_after"] = c.after.size();
-  doc["changes"] = describe(steps);
+  doc["changes"] = format_placement_changes(steps);
   doc["ideal_fraction"] = c.ideal_fraction;
   json rows = json::array();
   for (const auto& r : c.strategies) rows.push_back(row_json(r));
   doc["strategies"] = rows;
-  const int indent = stdout_is_terminal() ? 2 : -1;
-  fmt::print("{}\n", doc.dump(indent, ' ', false, json::error_handler_t::replace));
+  print_json(doc);
 }
 
 }  // namespace ringbloom::cli

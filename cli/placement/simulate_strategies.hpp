@@ -11,10 +11,6 @@
 
 namespace ringbloom::cli {
 
-/// The strategies named by --strategy: one name, a comma list, or "all".
-/// Throws usage_error for an unknown name.
-[[nodiscard]] std::vector<std::string> parse_strategy_list(std::string_view spec);
-
 /// Applies one `--strategy-option KEY=VALUE` to `options`: maglev-table,
 /// probes (multiprobe), epsilon (bounded), anchor-capacity or
 /// skeleton-fanout. The value is checked as the strategy itself checks it, by

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -213,26 +212,19 @@ void add_hll(CLI::App& app) {
         // Read-only: the files are mapped; one file is counted in place, a
         // union needs one copy of the registers to take the maxima into.
         const auto first = open_sketch_mapped_as<hll_view>(o->files[0]);
-        if (o->files.size() == 1) {
-          if (o->json) {
-            return print_json(json{{"files", o->files},
-                                   {"count", first.count()},
-                                   {"estimate", first.estimate()},
-                                   {"standard_error", first.standard_error()}});
-          }
-          return fmt::print("{}\n", first.count());
-        }
+        const auto print = [&](const auto& h) {
+          if (!o->json) return fmt::print("{}\n", h.count());
+          print_json(json{{"files", o->files},
+                          {"count", h.count()},
+                          {"estimate", h.estimate()},
+                          {"standard_error", h.standard_error()}});
+        };
+        if (o->files.size() == 1) return print(first);
         hyperloglog u = first.copy();
         for (std::size_t i = 1; i < o->files.size(); ++i) {
           u.merge(open_sketch_mapped_as<hll_view>(o->files[i]));
         }
-        if (o->json) {
-          return print_json(json{{"files", o->files},
-                                 {"count", u.count()},
-                                 {"estimate", u.estimate()},
-                                 {"standard_error", u.standard_error()}});
-        }
-        fmt::print("{}\n", u.count());
+        print(u);
       });
     });
   }
@@ -309,7 +301,7 @@ void add_hll(CLI::App& app) {
           try {
             return from_redis_string(bytes);
           } catch (const data_error& e) {
-            throw data_error(fmt::format("{}: {}", o->blob, e.what()));
+            throw data_error(fmt::format("{}: {}", o->blob, e.sentence()), e.advice());
           }
         }();
         refuse_output(o->out, o->force, {o->blob});
@@ -390,22 +382,6 @@ json cms_json(const std::string& file, const Cms& c) {
               {"delta", c.delta()},
               {"error_bound", c.error_bound()},
               {"memory_bytes", c.memory_bytes()}};
-}
-
-/// "item" or "item<TAB>n" (n >= 1, at most 2^32 - 1).
-std::pair<std::string_view, std::uint32_t> parse_increment(std::string_view line) {
-  const auto tab = line.rfind('\t');
-  if (tab == std::string_view::npos) return {line, 1};
-  const std::string_view number = line.substr(tab + 1);
-  std::uint32_t n = 0;
-  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
-  if (ec != std::errc{} || end != number.data() + number.size() || n == 0) {
-    throw usage_error(fmt::format(
-        "the line '{}' ends in a tab but not in a count from 1 to 4294967295; give 'item' or "
-        "'item<TAB>n'",
-        line));
-  }
-  return {line.substr(0, tab), n};
 }
 
 /// Refuses, before allocating, a Count-Min sketch of more than 2^31 counters
@@ -516,7 +492,7 @@ void add_cms(CLI::App& app) {
             incs.reserve(batch.size());
             for (const auto& line : batch) {
               incs.push_back(o->items.empty()
-                                 ? parse_increment(line)
+                                 ? parse_increment_line(line)
                                  : std::pair<std::string_view, std::uint32_t>{line, 1});
             }
             return incs;
@@ -546,8 +522,7 @@ void add_cms(CLI::App& app) {
         const auto c = open_sketch_mapped_as<count_min_view>(o->file);  // read in place
         for_each_item(o->items, [&](std::string_view item) {
           if (o->json) {
-            fmt::print("{}\n", json{{"item", item}, {"count", c.estimate(item)}}.dump(
-                                   -1, ' ', false, json::error_handler_t::replace));
+            fmt::print("{}\n", json_line(json{{"item", item}, {"count", c.estimate(item)}}));
           } else {
             fmt::print("{}\t{}\n", item, c.estimate(item));
           }
@@ -640,10 +615,10 @@ void require_topk_size(std::uint32_t k, std::uint32_t width, std::uint32_t depth
 /// lines, so only a crafted file can hold one with a line break.
 void require_printable_item(const std::string& file, const std::string& item) {
   if (item.find_first_of("\n\r") != std::string::npos) {
-    throw data_error(fmt::format(
-        "{} lists the item '{}', which holds a line break no 'topk add' can produce; recreate "
-        "the file with 'ringbloom topk create'",
-        file, printable(item, 40)));
+    throw data_error(fmt::format("{} lists the item '{}', which holds a line break no 'topk add' "
+                                 "can produce",
+                                 file, printable(item, 40)),
+                     "recreate the file with 'ringbloom topk create'");
   }
 }
 
@@ -768,8 +743,7 @@ void add_topk(CLI::App& app, context& ctx) {
           if (!in) ctx.exit_status = exit_negative;
           if (o->json) {
             fmt::print("{}\n",
-                       json{{"item", item}, {"in_top_k", in}, {"count", t.count(item)}}.dump(
-                           -1, ' ', false, json::error_handler_t::replace));
+                       json_line(json{{"item", item}, {"in_top_k", in}, {"count", t.count(item)}}));
           } else {
             fmt::print("{}\t{}\n", item, in ? "yes" : "no");
           }

@@ -26,10 +26,8 @@ void make_report_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    throw io_error(
-        fmt::format("cannot create the report directory '{}': {}; check the path and "
-                    "its permissions",
-                    dir, ec.message()));
+    throw io_error(fmt::format("cannot create the report directory '{}': {}", dir, ec.message()),
+                   "check the path and its permissions");
   }
 }
 

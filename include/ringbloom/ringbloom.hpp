@@ -24,6 +24,7 @@
 #include "ringbloom/io/checkpoint.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/format.hpp"
+#include "ringbloom/io/line_reader.hpp"
 #include "ringbloom/io/mapped_file.hpp"
 #include "ringbloom/io/memory.hpp"
 #include "ringbloom/merkle/merkle_file.hpp"

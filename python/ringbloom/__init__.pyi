@@ -1,7 +1,7 @@
 # Type stubs of ringbloom (the extension ringbloom._ringbloom, re-exported).
 import datetime
 import os
-from typing import Iterable, Literal, Mapping, Union, overload
+from typing import Any, Iterable, Literal, Mapping, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -188,6 +188,7 @@ class BloomFilter:
     def explain(self, item: Item) -> list[tuple[int, int, int]]: ...
     def words(self) -> npt.NDArray[np.uint64]: ...
     def stats(self) -> FilterStats: ...
+    def details(self) -> dict[str, Any]: ...
     @property
     def kind(self) -> str: ...
     @property

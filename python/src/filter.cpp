@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -265,11 +266,13 @@ void bind_stats(py::module_& m) {
 // size_for and fpr_for answer for the Bloom kinds; a fuse filter has no
 // (bits, hashes) to choose.
 void refuse_sizing(filter_kind kind) {
-  if (!is_static_kind(kind)) return;
-  throw py::value_error(std::string("a ") + std::string(filter_kind_name(kind)) +
+  const filter_kind_info& info = filter_kind_of(kind);
+  if (!info.is_static) return;
+  throw py::value_error(std::string("a ") + std::string(info.name) +
                         " filter is not sized by (bits, hashes): BloomFilter.build sizes it from "
-                        "its key count and its rate is fixed (1/256 for fuse8, 1/65536 for "
-                        "fuse16); size_for and fpr_for answer for the Bloom kinds");
+                        "its key count and its rate is fixed (1/" +
+                        std::to_string(std::uint64_t{1} << info.cell_bits) +
+                        "); size_for and fpr_for answer for the kinds that are created empty");
 }
 
 void bind_sizing(py::module_& m) {
@@ -433,19 +436,7 @@ item. Files are those of the CLI and the C++ library.
           "words",
           [](const py_filter& self) {
             const std::shared_lock lock(self.mutex);
-            const std::span<const std::uint64_t> words = std::visit(
-                [](const auto& f) -> std::span<const std::uint64_t> {
-                  if constexpr (requires { f.words(); }) {
-                    return f.words();
-                  } else {
-                    throw std::invalid_argument(
-                        "words() needs a classic, blocked, blocked64, blocked1024 or counting "
-                        "filter; a "
-                        "scalable filter keeps one array per layer, a fuse filter an array of "
-                        "fingerprints (explain() shows an item's three)");
-                  }
-                },
-                self.filter.variant());
+            const std::span<const std::uint64_t> words = self.filter.words();
             py::array_t<std::uint64_t> result(static_cast<py::ssize_t>(words.size()));
             std::copy(words.begin(), words.end(), result.mutable_data());
             return result;
@@ -462,6 +453,38 @@ item. Files are those of the CLI and the C++ library.
             return self.filter.stats();
           },
           "FilterStats: fill, expected rate, estimated items, memory.")
+      .def(
+          "details",
+          [](const py_filter& self) {
+            filter_description d;
+            {
+              const std::shared_lock lock(self.mutex);
+              d = self.filter.describe();
+            }
+            py::dict out;
+            for (const auto& field : d.fields) {
+              out[py::str(std::string(field.name))] = std::visit(
+                  [](const auto& v) -> py::object {
+                    using V = std::decay_t<decltype(v)>;
+                    if constexpr (std::is_same_v<V, std::vector<filter_layer_detail>>) {
+                      py::list layers;
+                      for (const filter_layer_detail& l : v) {
+                        layers.append(
+                            py::dict(py::arg("bits") = l.bits, py::arg("hashes") = l.hashes,
+                                     py::arg("items") = l.items, py::arg("capacity") = l.capacity));
+                      }
+                      return layers;
+                    } else {
+                      return py::cast(v);
+                    }
+                  },
+                  field.value);
+            }
+            return out;
+          },
+          "The facts of the filter's kind beyond stats(), as `ringbloom bloom info --json` "
+          "adds them: saturated_counters (counting); static, slots, bits_per_item (fuse8, "
+          "fuse16); target_fpr, growth, tightening, layer_details (scalable); {} for the others.")
       .def_property_readonly(
           "kind",
           [](const py_filter& self) { return std::string(filter_kind_name(self.filter.kind())); })

@@ -357,3 +357,19 @@ def test_blocked64_takes_additions_and_refuses_removal_with_value_error():
         with pytest.raises(ValueError, match="remove needs a counting filter.*kind counting"):
             remove()
     assert "a" in f
+
+
+def test_details_are_the_kinds_own_facts():
+    assert ringbloom.BloomFilter.for_capacity(100, 0.01).details() == {}
+    counting = ringbloom.BloomFilter.for_capacity(100, 0.01, kind="counting")
+    counting.add("x")
+    assert counting.details() == {"saturated_counters": 0}
+    scalable = ringbloom.BloomFilter.for_capacity(100, 0.01, kind="scalable")
+    scalable.add_many([f"item-{i}" for i in range(300)])
+    d = scalable.details()
+    assert d["growth"] == 2 and d["target_fpr"] == 0.01
+    assert [layer["capacity"] for layer in d["layer_details"]] == [100, 200]
+    assert sum(layer["items"] for layer in d["layer_details"]) == scalable.items_added
+    fuse = ringbloom.BloomFilter.build([f"k{i}" for i in range(1000)], kind="fuse8")
+    d = fuse.details()
+    assert d["static"] is True and d["slots"] * 8 == fuse.bits

@@ -173,16 +173,48 @@ bool any_filter::may_contain(std::string_view item) const {
   return std::visit([item](const auto& f) { return f.may_contain(item); }, filter_);
 }
 
+void any_filter::require_removable(filter_kind kind) {
+  const filter_kind_info& info = filter_kind_of(kind);
+  if (info.removable) return;
+  if (info.is_static) throw_static("remove from", kind);
+  const std::string removable = filter_kind_names(&filter_kind_info::removable);
+  throw std::invalid_argument(
+      fmt::format("remove needs a {} filter, but this is a {} filter, whose bits may be shared by "
+                  "other items; create the filter with kind {} to remove items",
+                  removable, info.name, removable));
+}
+
 void any_filter::remove(std::string_view item) {
-  if (auto* f = std::get_if<counting_bloom_filter>(&filter_)) {
-    f->remove(item);
-    return;
-  }
-  if (is_static_kind(kind())) throw_static("remove from", kind());
-  throw std::invalid_argument(fmt::format(
-      "remove needs a counting filter, but this is a {} filter, whose bits may be shared by "
-      "other items; create the filter with kind counting to remove items",
-      filter_kind_name(kind())));
+  require_removable(kind());
+  std::visit(
+      [&](auto& f) {
+        if constexpr (filter_kind_row<std::decay_t<decltype(f)>>::removable) f.remove(item);
+      },
+      filter_);
+}
+
+std::span<const std::uint64_t> any_filter::words() const {
+  return std::visit(
+      [](const auto& f) -> std::span<const std::uint64_t> {
+        if constexpr (requires { f.words(); }) {
+          return f.words();
+        } else {
+          throw std::invalid_argument(fmt::format(
+              "words() needs a {} filter: a {} filter has no single array of words (a layered "
+              "filter keeps one array per layer, a fuse filter an array of fingerprints); use "
+              "explain() for an item's probes",
+              filter_kind_names(&filter_kind_info::has_words),
+              filter_kind_row<std::decay_t<decltype(f)>>::name));
+        }
+      },
+      filter_);
+}
+
+filter_description any_filter::describe() const {
+  filter_description out;
+  std::visit([&](const auto& f) { filter_kind_row<std::decay_t<decltype(f)>>::describe(f, out); },
+             filter_);
+  return out;
 }
 
 namespace {

@@ -65,6 +65,19 @@ void with_row(filter_kind kind, Fn&& fn) {
 
 }  // namespace
 
+std::string filter_kind_names(bool filter_kind_info::*flag) {
+  std::vector<std::string_view> names;
+  for (const auto& info : filter_kinds()) {
+    if (info.*flag) names.push_back(info.name);
+  }
+  std::string joined;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    joined += i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ");
+    joined += names[i];
+  }
+  return joined;
+}
+
 void detail::throw_unknown_kind(filter_kind kind) {
   std::string known;
   std::vector<std::string_view> names;
@@ -338,6 +351,12 @@ void filter_kind_row<counting_bloom_filter>::save(const counting_bloom_filter& f
                                                   detail::filter_payload& out) {
   out.layers.push_back(word_layer(f));
 }
+void filter_kind_row<counting_bloom_filter>::describe(const counting_bloom_filter& f,
+                                                      filter_description& out) {
+  const std::uint64_t saturated = f.saturated_counters();
+  out.fields.push_back({"saturated_counters", saturated});
+  out.rows.push_back({"saturated", std::to_string(saturated)});
+}
 
 // scalable (layers of classic filters)
 
@@ -381,6 +400,27 @@ void filter_kind_row<scalable_bloom_filter>::save(const scalable_bloom_filter& f
     l.capacity = layer.capacity;
     out.layers.push_back(l);
   }
+}
+void filter_kind_row<scalable_bloom_filter>::describe(const scalable_bloom_filter& f,
+                                                      filter_description& out) {
+  out.fields.push_back({"target_fpr", f.target_fpr()});
+  out.fields.push_back({"growth", std::uint64_t{f.growth()}});
+  out.fields.push_back({"tightening", f.tightening()});
+  out.rows.push_back(
+      {"target fpr",
+       fmt::format("{:.4g} (growth {}, tightening {})", f.target_fpr(), f.growth(), f.tightening()),
+       true});
+  std::vector<filter_layer_detail> layers;
+  for (const auto& layer : f.layers()) {
+    const filter_layer_detail d{layer.filter.bits(), layer.filter.hashes(),
+                                layer.filter.items_added(), layer.capacity};
+    out.rows.push_back(
+        {fmt::format("  layer {}", layers.size()),
+         fmt::format("m = {}, k = {}, {} of {} items", d.bits, d.hashes, d.items, d.capacity),
+         true});
+    layers.push_back(d);
+  }
+  out.fields.push_back({"layer_details", std::move(layers)});
 }
 
 // fuse8, fuse16 (static: built by build_fuse_filter, never sized or made empty)
@@ -450,6 +490,19 @@ void fuse_kind_row<Fuse>::save(const Fuse& f, detail::filter_payload& out) {
     l.fingerprints16 = f.fingerprints();
   }
   out.layers.push_back(l);
+}
+
+template <class Fuse>
+void fuse_kind_row<Fuse>::describe(const Fuse& f, filter_description& out) {
+  const std::uint64_t bits = f.slots() * Fuse::fingerprint_bits;
+  const double bits_per_item =
+      f.items() == 0 ? 0.0 : static_cast<double>(bits) / static_cast<double>(f.items());
+  out.fields.push_back({"static", true});
+  out.fields.push_back({"slots", std::uint64_t{f.slots()}});
+  out.fields.push_back({"bits_per_item", bits_per_item});
+  out.rows.push_back({"slots", fmt::format("{} of {} bits ({:.2f} bits per item); static: "
+                                           "rebuild to change",
+                                           f.slots(), Fuse::fingerprint_bits, bits_per_item)});
 }
 
 template struct fuse_kind_row<fuse8_filter>;

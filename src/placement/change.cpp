@@ -84,8 +84,10 @@ void change_tally::add(std::string_view key) {
   ++keys_;
   ++load_before_[b];
   ++load_after_[a];
-  if (before_->node_name(b) != after_->node_name(a))
-    ++flows_[std::uint64_t{b} << 32 | std::uint64_t{a}];
+  if (before_->node_name(b) == after_->node_name(a)) return;
+  ++flows_[std::uint64_t{b} << 32 | std::uint64_t{a}];
+  if (record_)
+    moved_keys_.push_back({std::string(key), before_->node_name(b), after_->node_name(a)});
 }
 
 change_measure change_tally::result() const {
@@ -110,6 +112,7 @@ change_measure change_tally::result() const {
   m.peak_to_average_before = peak_to_average(m.load_before, *before_, m.keys);
   m.peak_to_average_after = peak_to_average(m.load_after, *after_, m.keys);
   m.slots_moved = slots_moved(*before_, *after_);
+  m.moved_keys = moved_keys_;
   return m;
 }
 

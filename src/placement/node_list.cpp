@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <stdexcept>
@@ -91,6 +92,28 @@ std::vector<placement_node> parse_node_list(std::string_view list,
         fmt::format("'{}' names no nodes; give a count (4) or names (a,b,c or a=1,b=2)", list));
   }
   return nodes;
+}
+
+std::vector<placement_node> change_node_list(std::vector<placement_node> before,
+                                             std::string_view add, std::string_view remove,
+                                             node_list_options add_options) {
+  std::vector<placement_node> after = std::move(before);
+  if (!add.empty()) {
+    add_options.first = after.size() + 1;
+    add_options.option = "--add";
+    for (auto& n : parse_node_list(add, add_options)) after.push_back(std::move(n));
+  }
+  for (const std::string_view name : split_list(remove)) {
+    const auto it = std::find_if(after.begin(), after.end(),
+                                 [&](const placement_node& n) { return n.name == name; });
+    if (it == after.end()) {
+      throw std::invalid_argument(
+          fmt::format("--remove names '{}', which is not among the nodes", printable(name)));
+    }
+    after.erase(it);
+  }
+  if (after.empty()) throw std::invalid_argument("--remove removes every node; keep at least one");
+  return after;
 }
 
 }  // namespace ringbloom

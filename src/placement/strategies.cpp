@@ -1,7 +1,8 @@
 // The strategy factory and the side-by-side comparison.
 #include "ringbloom/placement/strategies.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -12,12 +13,14 @@
 #include <set>
 #include <stdexcept>
 
+#include "ringbloom/error.hpp"
 #include "ringbloom/placement/anchor.hpp"
 #include "ringbloom/placement/bounded_load.hpp"
 #include "ringbloom/placement/jump_placement.hpp"
 #include "ringbloom/placement/maglev.hpp"
 #include "ringbloom/placement/memento.hpp"
 #include "ringbloom/placement/multiprobe.hpp"
+#include "ringbloom/placement/node_list.hpp"
 #include "ringbloom/placement/rendezvous.hpp"
 #include "ringbloom/placement/ring_placement.hpp"
 #include "ringbloom/placement/skeleton.hpp"
@@ -162,6 +165,46 @@ std::vector<placement_step> parse_placement_changes(std::string_view text) {
     throw std::invalid_argument(fmt::format("the change list is empty; {}", forms));
   }
   return steps;
+}
+
+std::string format_placement_changes(std::span<const placement_step> steps) {
+  std::string out;
+  for (const auto& s : steps) {
+    if (!out.empty()) out += ',';
+    switch (s.what) {
+      case placement_step::kind::add:
+        out += s.weight == 1.0 ? fmt::format("add:{}", s.name)
+                               : fmt::format("add:{}={}", s.name, s.weight);
+        break;
+      case placement_step::kind::remove:
+        out += fmt::format("remove:{}", s.name);
+        break;
+      case placement_step::kind::reweight:
+        out += fmt::format("reweight:{}={}", s.name, s.weight);
+        break;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> parse_strategy_list(std::string_view list, std::string_view option) {
+  const auto known = strategy_names();
+  std::vector<std::string> out;
+  if (trim(list) == "all") {
+    for (const auto name : known) out.emplace_back(name);
+    return out;
+  }
+  for (const std::string_view name : split_list(list)) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw std::invalid_argument(fmt::format("{} '{}' is not a strategy; use one of {} or all",
+                                              option, printable(name), fmt::join(known, ", ")));
+    }
+    out.emplace_back(name);
+  }
+  if (out.empty()) {
+    throw std::invalid_argument(fmt::format("{} names no strategy; give a name or all", option));
+  }
+  return out;
 }
 
 std::vector<placement_node> apply_steps(std::vector<placement_node> nodes,

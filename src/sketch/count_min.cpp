@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -314,6 +315,21 @@ count_min_sketch count_min_view::copy() const {
   }
   return count_min_sketch::from_counters(width_, depth_, conservative_, seed_, total_,
                                          std::move(counters));
+}
+
+std::pair<std::string_view, std::uint32_t> parse_increment_line(std::string_view line) {
+  const auto tab = line.rfind('\t');
+  if (tab == std::string_view::npos) return {line, 1};
+  const std::string_view number = line.substr(tab + 1);
+  std::uint32_t n = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
+  if (ec != std::errc{} || end != number.data() + number.size() || n == 0) {
+    throw std::invalid_argument(fmt::format(
+        "the line '{}' ends in a tab but not in a count from 1 to 4294967295; give 'item' or "
+        "'item<TAB>n'",
+        printable(line)));
+  }
+  return {line.substr(0, tab), n};
 }
 
 }  // namespace ringbloom

@@ -9,8 +9,10 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/line_reader.hpp"
 #include "support/cli_run.hpp"
 
 namespace ringbloom::io {
@@ -103,6 +105,44 @@ TEST(FileIo, ConcurrentProcessesLoseNoUpdate) {
   for (std::string line; std::getline(lines, line);) seen.insert(line);
   EXPECT_EQ(seen.size(), static_cast<std::size_t>(processes * updates));
   EXPECT_EQ(entries_in(dir.path()), 1u);
+}
+
+// --- lines ------------------------------------------------------------------------
+
+TEST(LineReader, ReadsLinesOfAFileWithoutCrAndClosesIt) {
+  test::temp_dir dir;
+  const std::string path = dir.file("keys.txt");
+  write_file_atomic(path, "anna\r\nbora\n\ncem");
+  std::vector<std::string> lines;
+  {
+    line_reader in = line_reader::open(path, "--from keys.txt");
+    std::string line;
+    while (in.next(line)) lines.push_back(line);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"anna", "bora", "", "cem"}));
+  // read_lines drops the empty lines.
+  EXPECT_EQ(read_lines(path, 1 << 20, "--keys keys.txt"),
+            (std::vector<std::string>{"anna", "bora", "cem"}));
+}
+
+TEST(LineReader, RefusalsNameTheInput) {
+  test::temp_dir dir;
+  try {
+    (void)line_reader::open(dir.path(), "--from " + dir.path());
+    FAIL() << "a directory was opened";
+  } catch (const io_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--from " + dir.path() + ": ", 0), 0u) << e.what();
+  }
+  EXPECT_THROW((void)line_reader::open(dir.file("absent"), "--from absent"), io_error);
+  const std::string path = dir.file("long.txt");
+  write_file_atomic(path, std::string(max_line_bytes + 1, 'x') + "\n");
+  try {
+    (void)read_lines(path, std::uint64_t{64} << 20, "--keys long.txt");
+    FAIL() << "a line over the limit was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("line 1 of --keys long.txt is longer than 16 MiB", 0), 0u)
+        << e.what();
+  }
 }
 
 }  // namespace

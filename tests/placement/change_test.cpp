@@ -289,5 +289,100 @@ TEST(OpenPlacement, ANativeRingOrASystemScheme) {
       empty + ": the topology has no nodes; add one with 'ringbloom ring add " + empty + " NAME'");
 }
 
+// --- the node change of `ring simulate --add/--remove` -----------------------------
+
+TEST(ChangeNodeList, AddsContinuingTheNumberingAndRemovesByName) {
+  const auto before = parse_node_list("3");  // n1..n3
+  const auto after = change_node_list(before, "2", "n1");
+  ASSERT_EQ(after.size(), 4u);
+  EXPECT_EQ(after[0].name, "n2");
+  EXPECT_EQ(after[2].name, "n4");
+  EXPECT_EQ(after[3].name, "n5");
+  const auto weighted = change_node_list(parse_node_list("a=1,b=3"), "c=2", "");
+  ASSERT_EQ(weighted.size(), 3u);
+  EXPECT_EQ(weighted[2].weight, 2.0);
+  // A system's weights: 0 allowed when the caller says so.
+  EXPECT_THROW((void)change_node_list(before, "z=0", ""), std::invalid_argument);
+  EXPECT_EQ(change_node_list(before, "z=0", "", {.min_weight = 0}).back().weight, 0.0);
+}
+
+TEST(ChangeNodeList, RefusesUnknownNamesAndAnEmptyResult) {
+  const auto before = parse_node_list("a,b");
+  try {
+    (void)change_node_list(before, "", "c");
+    FAIL() << "not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--remove names 'c', which is not among the nodes");
+  }
+  EXPECT_THROW((void)change_node_list(before, "", "a,b"), std::invalid_argument);
+  try {
+    (void)change_node_list(before, "0", "");  // a count of 0
+    FAIL() << "not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--add"));
+  }
+}
+
+TEST(ChangeMeasure, SharesAreLoadsOverKeys) {
+  const auto before = parse_node_list("a,b");
+  const auto after = change_node_list(before, "c", "");
+  const auto p = schemes::make_scheme_placement("nginx", before);
+  const auto q = schemes::make_scheme_placement("nginx", after);
+  const change_measure m = measure_change(*p, *q, key_pattern("key-{}"), 10000, before, after);
+  double before_total = 0;
+  double after_total = 0;
+  for (const auto& n : after) {
+    const auto it = m.load_after.find(n.name);
+    const std::uint64_t load = it == m.load_after.end() ? 0 : it->second;
+    EXPECT_DOUBLE_EQ(m.share_after(n.name), static_cast<double>(load) / 10000.0);
+    before_total += m.share_before(n.name);
+    after_total += m.share_after(n.name);
+  }
+  EXPECT_DOUBLE_EQ(before_total, 1.0);  // c had no keys before: share 0
+  EXPECT_DOUBLE_EQ(after_total, 1.0);
+  EXPECT_EQ(m.share_before("c"), 0.0);
+  EXPECT_EQ(change_measure{}.share_after("a"), 0.0);  // no keys
+}
+
+TEST(ChangeTally, RecordsTheMovedKeysWhenAsked) {
+  const auto before = parse_node_list("a,b");
+  const auto after = change_node_list(before, "c", "");
+  const auto p = schemes::make_scheme_placement("nginx", before);
+  const auto q = schemes::make_scheme_placement("nginx", after);
+  change_tally quiet(*p, *q);
+  change_tally listing(*p, *q);
+  listing.record_moved_keys();
+  key_pattern keys("key-{}");
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    quiet.add(keys(i));
+    listing.add(keys(i));
+  }
+  EXPECT_TRUE(quiet.result().moved_keys.empty());
+  const change_measure m = listing.result();
+  ASSERT_EQ(m.moved_keys.size(), m.moved);
+  ASSERT_GT(m.moved, 0u);
+  for (const moved_key& k : m.moved_keys) {
+    EXPECT_EQ(k.from, p->node_for(k.key));
+    EXPECT_EQ(k.to, q->node_for(k.key));
+    EXPECT_NE(k.from, k.to);
+  }
+}
+
+TEST(StrategyLists, ParseAndFormatAsTheCliTakesThem) {
+  const auto all = parse_strategy_list("all");
+  ASSERT_EQ(all.size(), strategy_names().size());
+  EXPECT_EQ(all[0], strategy_names()[0]);
+  EXPECT_EQ(parse_strategy_list(" ring , maglev"), (std::vector<std::string>{"ring", "maglev"}));
+  try {
+    (void)parse_strategy_list("chord");
+    FAIL() << "not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--strategy 'chord' is not a strategy; use one of ring"));
+  }
+  EXPECT_THROW((void)parse_strategy_list(","), std::invalid_argument);
+  const std::string changes = "add:n11,add:n12=3,remove:n3,reweight:n2=2";
+  EXPECT_EQ(format_placement_changes(parse_placement_changes(changes)), changes);
+}
+
 }  // namespace
 }  // namespace ringbloom

@@ -9,7 +9,9 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ringbloom/error.hpp"
@@ -177,6 +179,16 @@ TEST(CountMinAccuracy, ConservativeUpdateOverestimatesLess) {
   }
   // Measured: about half (0.51 with this seed); the rule leaves room for other seeds.
   EXPECT_LT(over_cons, 0.7 * over_plain);
+}
+
+TEST(CountMinLines, ItemOrItemTabCount) {
+  EXPECT_EQ(parse_increment_line("/index"),
+            (std::pair<std::string_view, std::uint32_t>{"/index", 1}));
+  EXPECT_EQ(parse_increment_line("a\tb\t40"),
+            (std::pair<std::string_view, std::uint32_t>{"a\tb", 40}));
+  for (const std::string_view bad : {"x\t", "x\t0", "x\t-1", "x\t4294967296", "x\t1.5"}) {
+    EXPECT_THROW((void)parse_increment_line(bad), std::invalid_argument) << bad;
+  }
 }
 
 }  // namespace

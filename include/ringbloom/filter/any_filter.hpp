@@ -80,9 +80,23 @@ class any_filter {
   /// per item; std::vector<bool> has no span: use std::unique_ptr<bool[]>).
   std::size_t may_contain_many(std::span<const std::string_view> items, std::span<bool> out) const;
   std::size_t may_contain_many(std::span<const std::string> items, std::span<bool> out) const;
-  /// Counting filters only; other kinds throw std::invalid_argument
-  /// ("remove needs a counting filter; ...").
+  /// Kinds whose row says `removable` (counting) only; other kinds throw
+  /// std::invalid_argument (require_removable's sentence) and are unchanged.
   void remove(std::string_view item);
+  /// Throws std::invalid_argument, with advice, unless items can be removed
+  /// from a filter of `kind` ("remove needs a counting filter, but this is a
+  /// blocked filter, ...; create the filter with kind counting ..."; a static
+  /// kind says to rebuild it). For checks made before any item is removed.
+  static void require_removable(filter_kind kind);
+  /// The filter's one array of 64-bit words (bit p is bit p % 64 of word
+  /// p / 64; a counting filter's counter p is bits 4 (p % 16).. of word
+  /// p / 16). Kinds without one array (layered, static) throw
+  /// std::invalid_argument naming the kinds that have one.
+  [[nodiscard]] std::span<const std::uint64_t> words() const;
+  /// The facts of the filter's kind beyond stats() (a counting filter's
+  /// saturated counters, a static filter's slots, a scalable filter's
+  /// schedule and layers), from its kind row: what `bloom info` prints.
+  [[nodiscard]] filter_description describe() const;
   /// The item's probes (for --explain). Blocked positions are global bit
   /// indexes; scalable probes carry their layer.
   [[nodiscard]] std::vector<bit_probe> explain(std::string_view item) const;

@@ -50,6 +50,7 @@
 #include <string_view>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 #include "ringbloom/filter/blocked1024_bloom.hpp"
 #include "ringbloom/filter/blocked64_bloom.hpp"
@@ -78,6 +79,43 @@ struct filter_spec {
   double tightening = scalable_bloom_filter::default_tightening;  ///< scalable only
 };
 
+/// One layer of a layered filter, as `bloom info` lists it.
+struct filter_layer_detail {
+  std::uint64_t bits = 0;
+  std::uint32_t hashes = 0;
+  std::uint64_t items = 0;
+  std::uint64_t capacity = 0;  ///< the items the layer was made for
+};
+
+/// The value of one named detail: a flag, a count, a number or a list of
+/// layers.
+using filter_detail_value =
+    std::variant<bool, std::uint64_t, double, std::vector<filter_layer_detail>>;
+
+/// What a filter says about itself beyond filter_stats, the facts only some
+/// kinds have (a counting filter's saturated counters, a static filter's
+/// slots, a scalable filter's schedule and layers), written by the kind's
+/// row so that front ends print them without knowing the kind:
+///
+///   fields   named values, in order, for machines: `bloom info --json`
+///            members, Python's BloomFilter.details() keys
+///   rows     the same facts for people: (label, text) lines of `bloom info`,
+///            shown after the counts (after_layers false) or after the
+///            "layers" line (after_layers true)
+struct filter_description {
+  struct field {
+    std::string_view name;
+    filter_detail_value value;
+  };
+  struct row {
+    std::string label;
+    std::string text;
+    bool after_layers = false;
+  };
+  std::vector<field> fields;
+  std::vector<row> rows;
+};
+
 /// The row of one kind: specialised for each filter class (see "Adding a
 /// kind" above). A row holds:
 ///
@@ -97,6 +135,8 @@ struct filter_spec {
 ///   save(filter, payload)   the layers (and scalable fields) to write
 ///   add_in_place(...)       only with adds_in_place: sets the bits of items in
 ///                           a file's words, for the streamed add
+///   describe(filter, out)   optional: appends the kind's own facts to a
+///                           filter_description (bloom info, details())
 template <class Filter>
 struct filter_kind_row;
 
@@ -105,6 +145,8 @@ struct filter_kind_row_base {
   static constexpr std::string_view summary = "";
   /// Built once from the whole key set: add, remove, merge refused.
   static constexpr bool is_static = false;
+  /// Items can be removed (any_filter::remove); other kinds refuse it.
+  static constexpr bool removable = false;
   /// Items are hashed with XXH3 only: other hashes are refused (create, load).
   static constexpr bool xxh3_only = false;
   /// Several layers with scalable parameters in the header (scalable).
@@ -129,6 +171,9 @@ struct filter_kind_row_base {
   [[nodiscard]] static constexpr std::uint64_t payload_bytes(std::uint64_t m) noexcept {
     return payload_words(m) * 8;
   }
+  /// The kind's own facts for filter_description: none.
+  template <class Filter>
+  static void describe(const Filter& /*filter*/, filter_description& /*out*/) {}
 };
 
 template <>
@@ -197,6 +242,7 @@ template <>
 struct filter_kind_row<counting_bloom_filter> : filter_kind_row_base {
   static constexpr filter_kind kind = filter_kind::counting;
   static constexpr std::string_view name = "counting";
+  static constexpr bool removable = true;
   static constexpr std::string_view cells = "counters";
   static constexpr unsigned cell_bits = 4;
   [[nodiscard]] static constexpr std::uint64_t payload_words(std::uint64_t m) noexcept {
@@ -210,6 +256,8 @@ struct filter_kind_row<counting_bloom_filter> : filter_kind_row_base {
   [[nodiscard]] static counting_bloom_filter make(const filter_spec& spec);
   [[nodiscard]] static counting_bloom_filter load(const detail::filter_payload& in);
   static void save(const counting_bloom_filter& f, detail::filter_payload& out);
+  /// saturated_counters.
+  static void describe(const counting_bloom_filter& f, filter_description& out);
 };
 
 template <>
@@ -223,6 +271,8 @@ struct filter_kind_row<scalable_bloom_filter> : filter_kind_row_base {
   [[nodiscard]] static scalable_bloom_filter make(const filter_spec& spec);
   [[nodiscard]] static scalable_bloom_filter load(const detail::filter_payload& in);
   static void save(const scalable_bloom_filter& f, detail::filter_payload& out);
+  /// target_fpr, growth, tightening and layer_details.
+  static void describe(const scalable_bloom_filter& f, filter_description& out);
   /// The first layer's bits, which is what a new filter allocates.
   [[nodiscard]] static std::uint64_t planned_bits(const filter_spec& spec);
 };
@@ -250,6 +300,8 @@ struct fuse_kind_row : filter_kind_row_base {
   [[nodiscard]] static Fuse make(const filter_spec& spec);
   [[nodiscard]] static Fuse load(const detail::filter_payload& in);
   static void save(const Fuse& f, detail::filter_payload& out);
+  /// static, slots and bits_per_item.
+  static void describe(const Fuse& f, filter_description& out);
 };
 
 template <>
@@ -303,6 +355,8 @@ struct filter_kind_info {
   std::string_view name;
   std::string_view summary;  ///< a few words for help texts, or ""
   bool is_static;            ///< built once from its key set (no add, remove, merge)
+  bool removable;            ///< items can be removed (counting)
+  bool has_words;            ///< one array of 64-bit words (any_filter::words)
   bool layered;              ///< grows by layers as items come (scalable)
   std::string_view cells;    ///< what m counts: "bits" or "counters"
   unsigned cell_bits;        ///< bits per cell: 1, 4 (counters), or the fingerprint width
@@ -313,9 +367,11 @@ constexpr std::array<filter_kind_info, filter_kind_table::size> make_kind_infos(
   std::array<filter_kind_info, filter_kind_table::size> infos{};
   std::size_t i = 0;
   filter_kind_table::for_each([&](auto tag) {
-    using row = filter_kind_row<typename decltype(tag)::type>;
-    infos[i++] = {row::kind,    row::name,  row::summary,  row::is_static,
-                  row::layered, row::cells, row::cell_bits};
+    using filter = typename decltype(tag)::type;
+    using row = filter_kind_row<filter>;
+    constexpr bool has_words = requires(const filter& f) { f.words(); };
+    infos[i++] = {row::kind, row::name,    row::summary, row::is_static, row::removable,
+                  has_words, row::layered, row::cells,   row::cell_bits};
   });
   return infos;
 }
@@ -348,6 +404,11 @@ inline constexpr auto kind_infos = make_kind_infos();
   }
   return false;
 }
+
+/// The names of the kinds whose info has `flag` set, in the table's order,
+/// joined as "a, b or c" (for sentences such as "remove needs a counting
+/// filter").
+[[nodiscard]] std::string filter_kind_names(bool filter_kind_info::*flag);
 
 /// The (bits, hashes) of the smallest filter of `kind` for `capacity` items
 /// at rate `fpr` (the classic sizing for classic, counting and a scalable

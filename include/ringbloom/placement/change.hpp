@@ -69,6 +69,13 @@ class key_pattern {
   std::string key_;
 };
 
+/// One key whose owner changed, and its owners' names before and after.
+struct moved_key {
+  std::string key;
+  std::string from;
+  std::string to;
+};
+
 /// The figures of one change (see the header).
 struct change_measure {
   std::uint64_t keys = 0;
@@ -91,10 +98,29 @@ struct change_measure {
   double peak_to_average_after = 0;
   /// Redis Cluster on both sides: the hash slots whose master changes.
   std::optional<std::uint32_t> slots_moved;
+  /// The moved keys themselves, in the order they were added: only from a
+  /// change_tally told to record_moved_keys() (it holds them; empty otherwise).
+  std::vector<moved_key> moved_keys;
 
   /// moved / keys (0 without keys).
   [[nodiscard]] double moved_fraction() const noexcept {
     return keys == 0 ? 0.0 : static_cast<double>(moved) / static_cast<double>(keys);
+  }
+  /// The share of the keys on `node` before / after the change: its load
+  /// over keys (0 for a node without keys, and without keys).
+  [[nodiscard]] double share_before(const std::string& node) const noexcept {
+    return share(load_before, node);
+  }
+  [[nodiscard]] double share_after(const std::string& node) const noexcept {
+    return share(load_after, node);
+  }
+
+ private:
+  [[nodiscard]] double share(const std::map<std::string, std::uint64_t>& load,
+                             const std::string& node) const noexcept {
+    const auto it = load.find(node);
+    if (keys == 0 || it == load.end()) return 0.0;
+    return static_cast<double>(it->second) / static_cast<double>(keys);
   }
 };
 
@@ -108,6 +134,11 @@ class change_tally {
   change_tally(const placement& before, const placement& after,
                std::span<const placement_node> before_nodes = {},
                std::span<const placement_node> after_nodes = {});
+
+  /// Keeps each moved key with its owners (change_measure::moved_keys), for
+  /// a list of keys short enough to print (`ring diff --keys FILE`); the
+  /// memory grows with the moved keys.
+  void record_moved_keys() noexcept { record_ = true; }
 
   /// Places `key` before and after.
   void add(std::string_view key);
@@ -125,6 +156,8 @@ class change_tally {
   std::vector<std::uint64_t> load_before_;
   std::vector<std::uint64_t> load_after_;
   std::unordered_map<std::uint64_t, std::uint64_t> flows_;
+  bool record_ = false;
+  std::vector<moved_key> moved_keys_;
 };
 
 /// The change from `before` to `after` over keys 0..count-1 of `keys`,

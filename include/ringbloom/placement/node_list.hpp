@@ -63,4 +63,17 @@ struct node_list_options {
 [[nodiscard]] std::vector<placement_node> parse_node_list(std::string_view list,
                                                           const node_list_options& options = {});
 
+/// The nodes after a change, as `ring simulate --add LIST --remove NAMES`
+/// takes it: `before`, then the nodes of the node list `add` (a count
+/// continues the numbering after before.size(); messages call it "--add"),
+/// without the nodes named in the comma-separated `remove`. Either may be
+/// empty. `add_options` sets the weights `add` may have (its first and
+/// option are set here). Throws std::invalid_argument for a bad `add` (parse_node_list), a
+/// name of `remove` that is not among the nodes, and a change that leaves no
+/// node.
+[[nodiscard]] std::vector<placement_node> change_node_list(std::vector<placement_node> before,
+                                                           std::string_view add,
+                                                           std::string_view remove,
+                                                           node_list_options add_options = {});
+
 }  // namespace ringbloom

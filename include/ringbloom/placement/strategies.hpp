@@ -93,6 +93,17 @@ struct placement_step {
 /// naming the bad step and the accepted forms.
 [[nodiscard]] std::vector<placement_step> parse_placement_changes(std::string_view text);
 
+/// `steps` written as parse_placement_changes reads them:
+/// "add:n11,remove:n3,reweight:n2=3" (an add of weight 1 without "=1").
+[[nodiscard]] std::string format_placement_changes(std::span<const placement_step> steps);
+
+/// The strategies a list names: "all" (every strategy_names() entry, in
+/// order) or comma-separated names. Throws std::invalid_argument naming
+/// `option` for an unknown name ("--strategy 'chord' is not a strategy; use
+/// one of ring, ... or all") and for a list that names none.
+[[nodiscard]] std::vector<std::string> parse_strategy_list(std::string_view list,
+                                                           std::string_view option = "--strategy");
+
 /// Applies `steps` to a node list (checking them: no duplicate add, no
 /// unknown remove). Throws std::invalid_argument.
 [[nodiscard]] std::vector<placement_node> apply_steps(std::vector<placement_node> nodes,

@@ -174,4 +174,11 @@ class count_min_view {
   std::shared_ptr<const void> keepalive_;
 };
 
+/// One line of a stream of increments, "item" or "item<TAB>n" (as `ringbloom
+/// cms incr` reads standard input): the item and n, 1 without a tab. The
+/// item is everything before the last tab. Throws std::invalid_argument
+/// when a tab is not followed by a count from 1 to 2^32 - 1.
+[[nodiscard]] std::pair<std::string_view, std::uint32_t> parse_increment_line(
+    std::string_view line);
+
 }  // namespace ringbloom
