@@ -191,8 +191,8 @@ void kll_sketch::merge(const kll_sketch& other) {
   if (retained_ >= total_capacity_) compress();
 }
 
-std::shared_ptr<const kll_sketch::query_view> kll_sketch::view() const {
-  if (auto built = view_.get()) return built;
+const kll_sketch::query_view& kll_sketch::view() const {
+  if (const query_view* built = view_.get()) return *built;
   auto v = std::allocate_shared<query_view>(hooked_allocator<query_view>{});
   v->items.reserve(retained());
   for (std::size_t h = 0; h < levels_.size(); ++h) {
@@ -203,8 +203,7 @@ std::shared_ptr<const kll_sketch::query_view> kll_sketch::view() const {
   v->cumulative.reserve(v->items.size());
   std::uint64_t so_far = 0;
   for (const weighted& w : v->items) v->cumulative.push_back(so_far += w.weight);
-  view_.publish(v);
-  return v;
+  return *view_.publish(std::move(v));
 }
 
 void kll_sketch::warm_up() const {
@@ -224,7 +223,7 @@ double kll_sketch::quantile(double q) const {
   if (q == 0) return min_;
   if (q == 1) return max_;
   const auto r = std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)));
-  return value_at_rank(*view(), r);
+  return value_at_rank(view(), r);
 }
 
 std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
@@ -235,7 +234,7 @@ std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
     out.assign(qs.size(), nan);
     return out;
   }
-  const auto v = view();
+  const query_view& v = view();
   for (const double q : qs) {
     if (q == 0) {
       out.push_back(min_);
@@ -243,22 +242,22 @@ std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
       out.push_back(max_);
     } else {
       out.push_back(value_at_rank(
-          *v, std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)))));
+          v, std::min(n_ - 1, static_cast<std::uint64_t>(q * static_cast<double>(n_)))));
     }
   }
   return out;
 }
 
 std::pair<double, double> kll_sketch::weight_below_and_at(double x) const {
-  const auto v = view();
-  const auto& items = v->items;
+  const query_view& v = view();
+  const auto& items = v.items;
   const auto lower = std::lower_bound(items.begin(), items.end(), x,
                                       [](const weighted& w, double y) { return w.value < y; });
   const auto upper = std::upper_bound(lower, items.end(), x,
                                       [](double y, const weighted& w) { return y < w.value; });
   const auto weight_before = [&](auto it) -> std::uint64_t {
     const auto i = static_cast<std::size_t>(it - items.begin());
-    return i == 0 ? 0 : v->cumulative[i - 1];
+    return i == 0 ? 0 : v.cumulative[i - 1];
   };
   const std::uint64_t below = weight_before(lower);
   return {static_cast<double>(below), static_cast<double>(weight_before(upper) - below)};
@@ -316,20 +315,20 @@ double kll_sketch::by_rank(std::uint64_t r) const {
   if (empty()) return nan;
   if (r == 0) return min_;
   if (r >= n_) return std::numeric_limits<double>::infinity();
-  return value_at_rank(*view(), r);
+  return value_at_rank(view(), r);
 }
 
 double kll_sketch::by_rev_rank(std::uint64_t r) const {
   if (empty()) return nan;
   if (r == 0) return max_;
   if (r >= n_) return -std::numeric_limits<double>::infinity();
-  return value_at_rank(*view(), n_ - 1 - r);
+  return value_at_rank(view(), n_ - 1 - r);
 }
 
 double kll_sketch::trimmed_mean(double lo, double hi) const {
   detail::check_trim(lo, hi);
   if (empty()) return nan;
-  return weighted_trimmed_mean(view()->items, static_cast<double>(n_), lo, hi);
+  return weighted_trimmed_mean(view().items, static_cast<double>(n_), lo, hi);
 }
 
 kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint64_t rng_state,

@@ -49,7 +49,8 @@
 //
 // Thread safety: const members are safe to call concurrently, the query
 // view included (it is published atomically; two queries that race to
-// build it build the same view and one is kept). Anything else (add,
+// build it build the same view, the first published is kept and every
+// query uses it). Anything else (add,
 // merge, reset, assignment) needs exclusive access.
 //
 // Example:
@@ -156,9 +157,13 @@ class kll_sketch {
     hooked_vector<weighted> items;
     hooked_vector<std::uint64_t> cumulative;
   };
-  // The published view: a copy of a sketch starts without one (it builds its
-  // own on demand); `built` lets add() skip the atomic exchange when there
-  // is nothing to drop.
+  // The published view. The first query after a change builds one and
+  // publishes it with a compare-and-swap: the first builder wins and owns
+  // it, a builder that loses frees its own and uses the winner's. A
+  // published view is only replaced by drop(), which runs in add, merge,
+  // reset or assignment, never beside a const call (the class's rule), so
+  // queries may read it through a plain pointer, without reference counts.
+  // A copy of a sketch starts without a view and builds its own.
   class view_cache {
    public:
     view_cache() noexcept = default;
@@ -168,24 +173,31 @@ class kll_sketch {
       return *this;
     }
     ~view_cache() = default;
-    [[nodiscard]] std::shared_ptr<const query_view> get() const noexcept {
+    [[nodiscard]] const query_view* get() const noexcept {
       return view_.load(std::memory_order_acquire);
     }
-    void publish(std::shared_ptr<const query_view> v) const noexcept {
-      view_.store(std::move(v), std::memory_order_release);
-      built_.store(true, std::memory_order_relaxed);
+    /// Publishes `v` unless a view is published already; returns the one
+    /// that is.
+    const query_view* publish(std::shared_ptr<const query_view> v) const noexcept {
+      const query_view* expected = nullptr;
+      if (view_.compare_exchange_strong(expected, v.get(), std::memory_order_acq_rel,
+                                        std::memory_order_acquire)) {
+        owner_ = std::move(v);  // only the winner writes it; only drop() reads it
+        return owner_.get();
+      }
+      return expected;
     }
     void drop() noexcept {
-      if (!built_.load(std::memory_order_relaxed)) return;
+      if (view_.load(std::memory_order_relaxed) == nullptr) return;
       view_.store(nullptr, std::memory_order_relaxed);
-      built_.store(false, std::memory_order_relaxed);
+      owner_.reset();
     }
 
    private:
-    mutable std::atomic<std::shared_ptr<const query_view>> view_;
-    mutable std::atomic<bool> built_{false};
+    mutable std::atomic<const query_view*> view_{nullptr};
+    mutable std::shared_ptr<const query_view> owner_;
   };
-  [[nodiscard]] std::shared_ptr<const query_view> view() const;
+  [[nodiscard]] const query_view& view() const;
   [[nodiscard]] double value_at_rank(const query_view& view, std::uint64_t r) const;
   [[nodiscard]] std::pair<double, double> weight_below_and_at(double x) const;
   [[nodiscard]] std::size_t total_capacity() const noexcept;

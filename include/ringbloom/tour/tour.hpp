@@ -38,7 +38,8 @@
 //
 // Guarantees. Everything is deterministic: keys are "key-0", "key-1", ...;
 // addresses are "user<i>@example.com" and strangers "other<i>@example.org";
-// no random numbers are drawn. The same options give the same result on
+// no random numbers are drawn but the quantile section's, from fixed seeds
+// (quantile/streams.hpp). The same options give the same result on
 // every platform. The default options are the lessons' sizes and run in well
 // under a second in a release build; tour_options::quick() shrinks only the
 // parts whose meaning does not depend on size (sanitizer builds, tests).
