@@ -527,6 +527,56 @@ TEST(EnvoySettings, AMissingClusterIsNamedWithTheCandidates) {
             "envoy.yaml has 2 clusters that hash ('web', 'api'); name one with --cluster");
 }
 
+// ------------------------------------------------------------ redis cluster
+
+TEST(RedisClusterSettings, PromptLinesAreReadPastAndShardsRefused) {
+  for (const char* file : {"cluster_slots_tty.txt", "cluster_nodes.txt"}) {
+    SCOPED_TRACE(file);
+    const std::string text = data_file(file);
+    const auto plain = import_config("redis-cluster", text, "r.txt");
+    const std::string command =
+        std::string(file) == "cluster_nodes.txt" ? "cluster nodes" : "CLUSTER SLOTS";
+    for (const std::string& prompt : {"> " + command, "127.0.0.1:7000> " + command}) {
+      const auto copied = import_config("redis-cluster", prompt + "\n" + text, "r.txt");
+      ASSERT_EQ(copied.scheme->node_count(), plain.scheme->node_count());
+      for (int i = 0; i < 500; ++i) {
+        const std::string key = "k" + std::to_string(i);
+        // (the saved cluster has a slot gap: those keys have no owner in either)
+        const auto owner = [&](const placement& p) {
+          return error_of([&] { throw std::runtime_error(p.node_for(key)); });
+        };
+        EXPECT_EQ(owner(*copied.scheme), owner(*plain.scheme));
+      }
+    }
+  }
+  EXPECT_THAT(error_of([] {
+                (void)import_config("redis-cluster",
+                                    "127.0.0.1:30001> CLUSTER SHARDS\n1) 1) \"slots\"\n", "r.txt");
+              }),
+              HasSubstr("r.txt:1: this is CLUSTER SHARDS output, which ringbloom does not read; "
+                        "save 'redis-cli cluster slots > FILE'"));
+  EXPECT_THAT(error_of([] {
+                (void)import_config("redis-cluster", "1) 1) \"slots\"\n   2) 1) (integer) 0\n",
+                                    "r.txt");
+              }),
+              HasSubstr("r.txt:1: this is CLUSTER SHARDS output"));
+  EXPECT_THAT(error_of([] {
+                (void)import_config("redis-cluster", "> CLUSTER INFO\ncluster_state:ok\n", "r.txt");
+              }),
+              HasSubstr("r.txt:1: this is the output of 'cluster info'"));
+}
+
+TEST(RedisClusterSettings, ASuspectedMasterStillServesItsSlots) {
+  const std::string a = "aaaa 10.0.0.1:6379@16379 master";
+  const std::string rest = " - 0 0 1 connected 0-8000\n";
+  const std::string b = "bbbb 10.0.0.2:6379@16379 master - 0 0 2 connected 8001-16383\n";
+  EXPECT_EQ(import_config("redis-cluster", a + ",fail?" + rest + b, "n.txt").scheme->node_count(),
+            2u);
+  EXPECT_THAT(
+      error_of([&] { (void)import_config("redis-cluster", a + ",fail" + rest + b, "n.txt"); }),
+      HasSubstr("n.txt:1: master 10.0.0.1:6379 is marked fail"));
+}
+
 // ------------------------------------------------------------------ goldens
 
 // Configurations shaped like the ones seen in public repositories (our own
