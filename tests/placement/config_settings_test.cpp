@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/schemes/system_hashes.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
+#include "support/cli_run.hpp"
 
 namespace ringbloom::schemes {
 namespace {
@@ -286,6 +288,41 @@ TEST(NginxSettings, AnEmptyKeyHasNoServer) {
   EXPECT_EQ(c.scheme->node_for("x"), "a:80");
   EXPECT_THAT(error_of([&] { (void)c.scheme->node_for(""); }),
               HasSubstr("nginx sends a request whose hash key is empty round robin"));
+}
+
+TEST(NginxSettings, IncludesAreFollowedFromTheMainFilesDirectory) {
+  // Debian's layout: the upstream in conf.d/, included by a wildcard.
+  test::temp_dir dir;
+  std::filesystem::create_directories(dir.file("conf.d"));
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name), std::ios::binary) << text;
+  };
+  write("nginx.conf",
+        "events {}\nhttp {\n  include mime.types;\n  include conf.d/*.conf;\n  include "
+        "sites/*;\n}\n");
+  write("mime.types", "types { text/html html; }\n");
+  write("conf.d/app.conf",
+        "upstream app {\n  hash $request_uri consistent;\n  server 10.0.0.1:80;\n  server "
+        "10.0.0.2:80 weight=2;\n}\n");
+  write("conf.d/bad.conf", "upstream other {\n  hash $x consistent;\n  server a:1 down;\n}\n");
+  config_options o;
+  o.section = "app";
+  const auto c = import_config_file("nginx", dir.file("nginx.conf"), o);
+  EXPECT_EQ(c.scheme->node_count(), 2u);
+  // An error inside an included file names that file and line.
+  o.section = "other";
+  EXPECT_THAT(error_of([&] { (void)import_config_file("nginx", dir.file("nginx.conf"), o); }),
+              HasSubstr(dir.file("conf.d/bad.conf") + ":3: server 'a:1' is marked 'down'"));
+  // A file that does not exist, without wildcards, is refused as nginx does.
+  write("missing.conf", "http {\n  include nothere.conf;\n}\n");
+  EXPECT_THAT(error_of([&] { (void)import_config_file("nginx", dir.file("missing.conf"), o); }),
+              HasSubstr("missing.conf:2: 'include nothere.conf' names no file"));
+  // Text without a path: includes are not followed, and the refusal says so.
+  o.section = "app";
+  EXPECT_THAT(error_of([&] {
+                (void)import_config("nginx", "http { include conf.d/*.conf; }", "n.conf", o);
+              }),
+              HasSubstr("its include lines were not followed (it was not read from a path)"));
 }
 
 // ---------------------------------------------------------------- twemproxy
