@@ -102,10 +102,20 @@ TEST(HaproxySettings, BalanceUriCutsTheUriAsHaproxyDoes) {
 }
 
 TEST(HaproxySettings, TextBalancesHashTheKeyBytes) {
-  for (const char* balance : {"hdr(X-Key)", "url_param id", "rdp-cookie", "hash req.hdr(k)"}) {
+  for (const char* balance : {"url_param id", "hash req.hdr(k)"}) {
     const auto c = haproxy(std::string("backend b\n  balance ") + balance +
                            "\n  hash-type consistent\n  server s1 10.0.0.1:80\n");
     EXPECT_EQ(as_haproxy(c).options().key, haproxy_key::bytes) << balance;
+    EXPECT_EQ(c.scheme->node_for(""), "s1");
+  }
+  // A header or RDP cookie: bytes too, but an empty one goes round robin.
+  for (const char* balance : {"hdr(X-Key)", "rdp-cookie"}) {
+    const auto c = haproxy(std::string("backend b\n  balance ") + balance +
+                           "\n  hash-type consistent\n  server s1 10.0.0.1:80\n");
+    EXPECT_EQ(as_haproxy(c).options().key, haproxy_key::header) << balance;
+    EXPECT_EQ(as_haproxy(c).hash32("k"), haproxy_placement({}, {{"s1", 1, 0}}).hash32("k"));
+    EXPECT_THAT(error_of([&] { (void)c.scheme->node_for(""); }),
+                HasSubstr("HAProxy balances a request whose header (or RDP cookie) is empty"));
   }
   EXPECT_THAT(haproxy_error("backend b\n  balance hdr(host) use_domain_only\n"
                             "  hash-type consistent\n  server s1 10.0.0.1:80\n"),
@@ -132,7 +142,7 @@ TEST(HaproxySettings, BalanceInDefaultsIsInherited) {
   const auto own = haproxy(
       "defaults\n  balance roundrobin\nbackend b\n  balance hdr(X-Key)\n"
       "  hash-type consistent\n  server s1 10.0.0.1:80\n");
-  EXPECT_EQ(as_haproxy(own).options().key, haproxy_key::bytes);
+  EXPECT_EQ(as_haproxy(own).options().key, haproxy_key::header);
   // A new defaults section starts afresh: the balance above it is gone.
   EXPECT_THAT(haproxy_error("defaults\n  balance source\n  hash-type consistent\ndefaults\n"
                             "  mode http\nbackend b\n  server s1 10.0.0.1:80\n"),

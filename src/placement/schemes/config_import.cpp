@@ -572,6 +572,7 @@ void apply_balance(const haproxy_settings& s, std::string_view source, std::size
                   "are imported",
                   algo, algo.rfind("random", 0) == 0 ? "a random draw on the ring" : "not a hash"));
   }
+  if (algo.rfind("hdr(", 0) == 0 || algo.rfind("rdp-cookie", 0) == 0) o.key = haproxy_key::header;
   if (algo == "source") {
     o.key = haproxy_key::source_address;
   } else if (algo == "uri") {
