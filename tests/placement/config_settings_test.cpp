@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/schemes/system_hashes.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
+#include "support/cli_run.hpp"
 
 namespace ringbloom::schemes {
 namespace {
@@ -100,10 +102,20 @@ TEST(HaproxySettings, BalanceUriCutsTheUriAsHaproxyDoes) {
 }
 
 TEST(HaproxySettings, TextBalancesHashTheKeyBytes) {
-  for (const char* balance : {"hdr(X-Key)", "url_param id", "rdp-cookie", "hash req.hdr(k)"}) {
+  for (const char* balance : {"url_param id", "hash req.hdr(k)"}) {
     const auto c = haproxy(std::string("backend b\n  balance ") + balance +
                            "\n  hash-type consistent\n  server s1 10.0.0.1:80\n");
     EXPECT_EQ(as_haproxy(c).options().key, haproxy_key::bytes) << balance;
+    EXPECT_EQ(c.scheme->node_for(""), "s1");
+  }
+  // A header or RDP cookie: bytes too, but an empty one goes round robin.
+  for (const char* balance : {"hdr(X-Key)", "rdp-cookie"}) {
+    const auto c = haproxy(std::string("backend b\n  balance ") + balance +
+                           "\n  hash-type consistent\n  server s1 10.0.0.1:80\n");
+    EXPECT_EQ(as_haproxy(c).options().key, haproxy_key::header) << balance;
+    EXPECT_EQ(as_haproxy(c).hash32("k"), haproxy_placement({}, {{"s1", 1, 0}}).hash32("k"));
+    EXPECT_THAT(error_of([&] { (void)c.scheme->node_for(""); }),
+                HasSubstr("HAProxy balances a request whose header (or RDP cookie) is empty"));
   }
   EXPECT_THAT(haproxy_error("backend b\n  balance hdr(host) use_domain_only\n"
                             "  hash-type consistent\n  server s1 10.0.0.1:80\n"),
@@ -130,7 +142,7 @@ TEST(HaproxySettings, BalanceInDefaultsIsInherited) {
   const auto own = haproxy(
       "defaults\n  balance roundrobin\nbackend b\n  balance hdr(X-Key)\n"
       "  hash-type consistent\n  server s1 10.0.0.1:80\n");
-  EXPECT_EQ(as_haproxy(own).options().key, haproxy_key::bytes);
+  EXPECT_EQ(as_haproxy(own).options().key, haproxy_key::header);
   // A new defaults section starts afresh: the balance above it is gone.
   EXPECT_THAT(haproxy_error("defaults\n  balance source\n  hash-type consistent\ndefaults\n"
                             "  mode http\nbackend b\n  server s1 10.0.0.1:80\n"),
@@ -286,6 +298,41 @@ TEST(NginxSettings, AnEmptyKeyHasNoServer) {
   EXPECT_EQ(c.scheme->node_for("x"), "a:80");
   EXPECT_THAT(error_of([&] { (void)c.scheme->node_for(""); }),
               HasSubstr("nginx sends a request whose hash key is empty round robin"));
+}
+
+TEST(NginxSettings, IncludesAreFollowedFromTheMainFilesDirectory) {
+  // Debian's layout: the upstream in conf.d/, included by a wildcard.
+  test::temp_dir dir;
+  std::filesystem::create_directories(dir.file("conf.d"));
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name), std::ios::binary) << text;
+  };
+  write("nginx.conf",
+        "events {}\nhttp {\n  include mime.types;\n  include conf.d/*.conf;\n  include "
+        "sites/*;\n}\n");
+  write("mime.types", "types { text/html html; }\n");
+  write("conf.d/app.conf",
+        "upstream app {\n  hash $request_uri consistent;\n  server 10.0.0.1:80;\n  server "
+        "10.0.0.2:80 weight=2;\n}\n");
+  write("conf.d/bad.conf", "upstream other {\n  hash $x consistent;\n  server a:1 down;\n}\n");
+  config_options o;
+  o.section = "app";
+  const auto c = import_config_file("nginx", dir.file("nginx.conf"), o);
+  EXPECT_EQ(c.scheme->node_count(), 2u);
+  // An error inside an included file names that file and line.
+  o.section = "other";
+  EXPECT_THAT(error_of([&] { (void)import_config_file("nginx", dir.file("nginx.conf"), o); }),
+              HasSubstr(dir.file("conf.d/bad.conf") + ":3: server 'a:1' is marked 'down'"));
+  // A file that does not exist, without wildcards, is refused as nginx does.
+  write("missing.conf", "http {\n  include nothere.conf;\n}\n");
+  EXPECT_THAT(error_of([&] { (void)import_config_file("nginx", dir.file("missing.conf"), o); }),
+              HasSubstr("missing.conf:2: 'include nothere.conf' names no file"));
+  // Text without a path: includes are not followed, and the refusal says so.
+  o.section = "app";
+  EXPECT_THAT(error_of([&] {
+                (void)import_config("nginx", "http { include conf.d/*.conf; }", "n.conf", o);
+              }),
+              HasSubstr("its include lines were not followed (it was not read from a path)"));
 }
 
 // ---------------------------------------------------------------- twemproxy
@@ -525,6 +572,56 @@ TEST(EnvoySettings, AMissingClusterIsNamedWithTheCandidates) {
             "(those that hash: 'web', 'api')");
   EXPECT_EQ(envoy_error(file),
             "envoy.yaml has 2 clusters that hash ('web', 'api'); name one with --cluster");
+}
+
+// ------------------------------------------------------------ redis cluster
+
+TEST(RedisClusterSettings, PromptLinesAreReadPastAndShardsRefused) {
+  for (const char* file : {"cluster_slots_tty.txt", "cluster_nodes.txt"}) {
+    SCOPED_TRACE(file);
+    const std::string text = data_file(file);
+    const auto plain = import_config("redis-cluster", text, "r.txt");
+    const std::string command =
+        std::string(file) == "cluster_nodes.txt" ? "cluster nodes" : "CLUSTER SLOTS";
+    for (const std::string& prompt : {"> " + command, "127.0.0.1:7000> " + command}) {
+      const auto copied = import_config("redis-cluster", prompt + "\n" + text, "r.txt");
+      ASSERT_EQ(copied.scheme->node_count(), plain.scheme->node_count());
+      for (int i = 0; i < 500; ++i) {
+        const std::string key = "k" + std::to_string(i);
+        // (the saved cluster has a slot gap: those keys have no owner in either)
+        const auto owner = [&](const placement& p) {
+          return error_of([&] { throw std::runtime_error(p.node_for(key)); });
+        };
+        EXPECT_EQ(owner(*copied.scheme), owner(*plain.scheme));
+      }
+    }
+  }
+  EXPECT_THAT(error_of([] {
+                (void)import_config("redis-cluster",
+                                    "127.0.0.1:30001> CLUSTER SHARDS\n1) 1) \"slots\"\n", "r.txt");
+              }),
+              HasSubstr("r.txt:1: this is CLUSTER SHARDS output, which ringbloom does not read; "
+                        "save 'redis-cli cluster slots > FILE'"));
+  EXPECT_THAT(error_of([] {
+                (void)import_config("redis-cluster", "1) 1) \"slots\"\n   2) 1) (integer) 0\n",
+                                    "r.txt");
+              }),
+              HasSubstr("r.txt:1: this is CLUSTER SHARDS output"));
+  EXPECT_THAT(error_of([] {
+                (void)import_config("redis-cluster", "> CLUSTER INFO\ncluster_state:ok\n", "r.txt");
+              }),
+              HasSubstr("r.txt:1: this is the output of 'cluster info'"));
+}
+
+TEST(RedisClusterSettings, ASuspectedMasterStillServesItsSlots) {
+  const std::string a = "aaaa 10.0.0.1:6379@16379 master";
+  const std::string rest = " - 0 0 1 connected 0-8000\n";
+  const std::string b = "bbbb 10.0.0.2:6379@16379 master - 0 0 2 connected 8001-16383\n";
+  EXPECT_EQ(import_config("redis-cluster", a + ",fail?" + rest + b, "n.txt").scheme->node_count(),
+            2u);
+  EXPECT_THAT(
+      error_of([&] { (void)import_config("redis-cluster", a + ",fail" + rest + b, "n.txt"); }),
+      HasSubstr("n.txt:1: master 10.0.0.1:6379 is marked fail"));
 }
 
 // ------------------------------------------------------------------ goldens

@@ -4,8 +4,12 @@
 // HAProxy's is one keyword line at a time with section headers.
 #include "ringbloom/placement/schemes/config_import.hpp"
 
+#include <glob.h>
+
 #include <algorithm>
 #include <charconv>
+#include <deque>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,6 +17,7 @@
 #include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/file_io.hpp"
 #include "ringbloom/placement/schemes/haproxy.hpp"
 #include "ringbloom/placement/schemes/nginx.hpp"
 #include "scheme_util.hpp"
@@ -30,9 +35,11 @@ struct token {
   std::string text;
   std::size_t line = 1;
   bool quoted = false;
+  const std::string* file = nullptr;  // the file it was read from (messages)
 };
 
-std::vector<token> nginx_tokens(std::string_view text, std::string_view source) {
+std::vector<token> nginx_tokens(std::string_view text, std::string_view source,
+                                const std::string* file) {
   std::vector<token> tokens;
   std::size_t line = 1;
   std::size_t i = 0;
@@ -46,7 +53,7 @@ std::vector<token> nginx_tokens(std::string_view text, std::string_view source) 
     } else if (c == '#') {
       while (i < text.size() && text[i] != '\n') ++i;
     } else if (c == ';' || c == '{' || c == '}') {
-      tokens.push_back({std::string(1, c), line, false});
+      tokens.push_back({std::string(1, c), line, false, file});
       ++i;
     } else if (c == '"' || c == '\'') {
       const std::size_t start_line = line;
@@ -60,14 +67,14 @@ std::vector<token> nginx_tokens(std::string_view text, std::string_view source) 
       if (i == text.size())
         refuse_at(source, start_line, "a quoted string is never closed; close it");
       ++i;
-      tokens.push_back({std::move(value), start_line, true});
+      tokens.push_back({std::move(value), start_line, true, file});
     } else {
       std::string value;
       while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\r' &&
              text[i] != '\n' && text[i] != ';' && text[i] != '{' && text[i] != '}') {
         value.push_back(text[i++]);
       }
-      tokens.push_back({std::move(value), line, false});
+      tokens.push_back({std::move(value), line, false, file});
     }
   }
   return tokens;
@@ -77,8 +84,9 @@ bool is_punct(const token& t, char c) { return !t.quoted && t.text.size() == 1 &
 
 }  // namespace
 
-std::vector<std::string> nginx_hashing_upstreams(std::string_view text, std::string_view source) {
-  const std::vector<token> tokens = nginx_tokens(text, source);
+namespace {
+
+std::vector<std::string> hashing_upstreams_of(const std::vector<token>& tokens) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
     if (tokens[i].quoted || tokens[i].text != "upstream" || !is_punct(tokens[i + 2], '{')) continue;
@@ -101,16 +109,97 @@ std::vector<std::string> nginx_hashing_upstreams(std::string_view text, std::str
   return names;
 }
 
+bool starts_directive(const std::vector<token>& t, std::size_t i) {
+  return i == 0 || is_punct(t[i - 1], ';') || is_punct(t[i - 1], '{') || is_punct(t[i - 1], '}');
+}
+
+// nginx.conf with its `include` directives followed as nginx follows them
+// (ngx_conf_include): a relative pattern is taken from the directory of the
+// main file, a pattern with wildcards may match nothing, matches are read in
+// sorted order (glob's), and every included file is read in place.
+struct nginx_reader {
+  std::deque<std::string> files;  // the names tokens point to
+  std::uint64_t bytes = 0;
+  bool skipped_include = false;  // an include seen but not followed (no directory)
+
+  std::vector<token> read(std::string_view text, std::string name, const std::string& directory,
+                          int depth) {
+    files.push_back(std::move(name));
+    const std::string& file = files.back();
+    const std::vector<token> tokens = nginx_tokens(text, file, &file);
+    std::vector<token> out;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const bool include = starts_directive(tokens, i) && !tokens[i].quoted &&
+                           tokens[i].text == "include" && i + 2 < tokens.size() &&
+                           is_punct(tokens[i + 2], ';');
+      if (!include) {
+        out.push_back(tokens[i]);
+        continue;
+      }
+      if (directory.empty()) {
+        skipped_include = true;
+        out.push_back(tokens[i]);
+        continue;
+      }
+      const std::string& what = tokens[i + 1].text;
+      if (depth >= 16) {
+        refuse_at(file, tokens[i].line,
+                  fmt::format("'include {}' nests more than 16 files deep; check for a file "
+                              "that includes itself",
+                              printable(what)));
+      }
+      const std::string pattern = !what.empty() && what[0] == '/' ? what : directory + "/" + what;
+      glob_t found{};
+      const int rc = ::glob(pattern.c_str(), 0, nullptr, &found);
+      std::vector<std::string> paths;
+      for (std::size_t k = 0; rc == 0 && k < found.gl_pathc; ++k)
+        paths.emplace_back(found.gl_pathv[k]);
+      ::globfree(&found);
+      const bool wildcard = what.find_first_of("*?[") != std::string::npos;
+      if (paths.empty() && !wildcard) {
+        refuse_at(file, tokens[i].line,
+                  fmt::format("'include {}' names no file ('{}' does not exist), and nginx "
+                              "refuses that; give the file it includes, or the path of the "
+                              "main nginx.conf so that relative includes resolve",
+                              printable(what), printable(pattern)));
+      }
+      for (const std::string& path : paths) {
+        const std::string included = io::read_file(path, max_config_bytes);
+        bytes += included.size();
+        if (bytes > max_config_bytes) {
+          refuse_at(file, tokens[i].line,
+                    "the included files hold more than 16 MiB; give the file with the upstream");
+        }
+        std::vector<token> sub = read(included, path, directory, depth + 1);
+        out.insert(out.end(), std::make_move_iterator(sub.begin()),
+                   std::make_move_iterator(sub.end()));
+      }
+      i += 2;
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> nginx_hashing_upstreams(std::string_view text, std::string_view source,
+                                                 const std::string& include_directory) {
+  nginx_reader reader;
+  return hashing_upstreams_of(reader.read(text, std::string(source), include_directory, 0));
+}
+
 std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view source,
-                                        std::string_view upstream) {
-  const std::vector<token> tokens = nginx_tokens(text, source);
+                                        std::string_view upstream,
+                                        const std::string& include_directory) {
+  nginx_reader reader;
+  const std::vector<token> tokens = reader.read(text, std::string(source), include_directory, 0);
   // Find "upstream NAME {" at any depth.
   std::size_t at = tokens.size();
   int depth = 0;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (is_punct(tokens[i], '{')) ++depth;
     if (is_punct(tokens[i], '}')) {
-      if (--depth < 0) refuse_at(source, tokens[i].line, "'}' closes no block; remove it");
+      if (--depth < 0) refuse_at(*tokens[i].file, tokens[i].line, "'}' closes no block; remove it");
     }
     if (!tokens[i].quoted && tokens[i].text == "upstream" && i + 2 < tokens.size() &&
         tokens[i + 1].text == upstream && is_punct(tokens[i + 2], '{')) {
@@ -119,61 +208,67 @@ std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view 
     }
   }
   if (at == tokens.size()) {
-    const std::vector<std::string> names = nginx_hashing_upstreams(text, source);
+    const std::vector<std::string> names = hashing_upstreams_of(tokens);
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "'" : ", '") + printable(n) + "'";
     throw data_error(fmt::format(
         "{}: no 'upstream {} {{ ... }}' block; give the name of an upstream of the file "
         "with --upstream ({})",
         source, printable(upstream),
-        names.empty() ? std::string("the file has no upstream with 'hash KEY consistent'")
-                      : "those with 'hash KEY consistent': " + list));
+        (names.empty() ? std::string("the file has no upstream with 'hash KEY consistent'")
+                       : "those with 'hash KEY consistent': " + list) +
+            (reader.skipped_include ? ", and its include lines were not followed (it was not "
+                                      "read from a path)"
+                                    : "")));
   }
   const std::size_t block_line = tokens[at - 3].line;
+  const std::string& block_file = *tokens[at - 3].file;
   std::vector<nginx_server> servers;
   std::vector<std::size_t> server_lines;
   bool consistent = false;
   std::size_t i = at;
   while (true) {
     if (i >= tokens.size())
-      refuse_at(source, block_line,
+      refuse_at(block_file, block_line,
                 fmt::format("upstream '{}' is never closed; add '}}'", upstream));
     if (is_punct(tokens[i], '}')) break;
     // One directive: words up to ';'.
     std::vector<const token*> words;
     while (i < tokens.size() && !is_punct(tokens[i], ';')) {
       if (is_punct(tokens[i], '{') || is_punct(tokens[i], '}')) {
-        refuse_at(source, tokens[i].line,
+        refuse_at(*tokens[i].file, tokens[i].line,
                   fmt::format("expected ';' to end the directive '{}'",
                               words.empty() ? std::string("?") : words[0]->text));
       }
       words.push_back(&tokens[i++]);
     }
     if (i >= tokens.size()) {
-      refuse_at(source, words.empty() ? block_line : words.back()->line,
+      refuse_at(words.empty() ? block_file : *words.back()->file,
+                words.empty() ? block_line : words.back()->line,
                 "expected ';' at the end of the directive");
     }
     ++i;  // ';'
     if (words.empty()) continue;
     const std::string& name = words[0]->text;
     const std::size_t line = words[0]->line;
+    const std::string& file = *words[0]->file;
     if (name == "hash") {
       if (words.size() > 3) {
-        refuse_at(source, line,
+        refuse_at(file, line,
                   fmt::format("expected ';' after 'hash {} {}' (the directive runs on into '{}')",
                               words[1]->text, words[2]->text, words[3]->text));
       }
       if (words.size() == 3 && words[2]->text == "consistent") {
         consistent = true;
       } else {
-        refuse_at(source, line,
+        refuse_at(file, line,
                   "'hash' without 'consistent' is nginx's modulo hash, not a consistent one; write "
                   "'hash KEY "
                   "consistent;' to import it");
       }
     } else if (name == "server") {
       if (words.size() < 2)
-        refuse_at(source, line, "'server' has no address; write 'server ADDRESS [weight=N];'");
+        refuse_at(file, line, "'server' has no address; write 'server ADDRESS [weight=N];'");
       nginx_server s{words[1]->text, 1};
       for (std::size_t w = 2; w < words.size(); ++w) {
         const std::string& p = words[w]->text;
@@ -181,14 +276,14 @@ std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view 
           const auto v = to_unsigned(std::string_view(p).substr(7));
           if (!v || *v == 0 || *v > nginx_placement::max_weight) {
             refuse_at(
-                source, words[w]->line,
+                *words[w]->file, words[w]->line,
                 fmt::format("'{}' is not a weight nginx accepts; write weight=N with N in [1, {}]",
                             p, nginx_placement::max_weight));
           }
           s.weight = static_cast<std::uint32_t>(*v);
         } else if (p == "down" || p == "backup") {
           refuse_at(
-              source, words[w]->line,
+              *words[w]->file, words[w]->line,
               fmt::format(
                   "server '{}' is marked '{}', which changes where nginx sends its keys at run "
                   "time and which ringbloom does not model; remove the flag (or the server) to "
@@ -199,18 +294,20 @@ std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view 
                    p.rfind("slow_start=", 0) == 0 || p.rfind("route=", 0) == 0) {
           // Health and connection limits: no effect on placement.
         } else {
-          refuse_at(source, words[w]->line, fmt::format("unknown server parameter '{}'", p));
+          refuse_at(*words[w]->file, words[w]->line,
+                    fmt::format("unknown server parameter '{}'", p));
         }
       }
       servers.push_back(std::move(s));
       server_lines.push_back(line);
     } else if (name == "include") {
-      refuse_at(source, line,
-                "'include' inside the upstream is not followed; paste the included servers in");
+      refuse_at(file, line,
+                "'include' inside the upstream is followed only when the configuration is read "
+                "from its path; give the path, or paste the included servers in");
     } else if (name == "ip_hash" || name == "least_conn" || name == "random" ||
                name == "least_time" || name == "sticky") {
       refuse_at(
-          source, line,
+          file, line,
           fmt::format("'{}' is not 'hash KEY consistent'; only consistent hashing is imported",
                       name));
     }
@@ -218,19 +315,19 @@ std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view 
   }
   if (!consistent) {
     refuse_at(
-        source, block_line,
+        block_file, block_line,
         fmt::format(
             "upstream '{}' has no 'hash KEY consistent;'; it balances round robin, which places no "
             "key; add the directive or pick another upstream",
             upstream));
   }
   if (servers.empty())
-    refuse_at(source, block_line, fmt::format("upstream '{}' has no server", upstream));
+    refuse_at(block_file, block_line, fmt::format("upstream '{}' has no server", upstream));
   for (std::size_t s = 0; s < servers.size(); ++s) {
     for (std::size_t t = 0; t < s; ++t) {
       if (servers[s].server == servers[t].server) {
         refuse_at(
-            source, server_lines[s],
+            block_file, server_lines[s],
             fmt::format(
                 "server '{}' is listed twice (first on line {}); merge the two lines into one with "
                 "the summed weight",
@@ -238,7 +335,7 @@ std::unique_ptr<placement> import_nginx(std::string_view text, std::string_view 
       }
     }
   }
-  return build_at(source, block_line,
+  return build_at(block_file, block_line,
                   [&] { return std::make_unique<nginx_placement>(std::move(servers)); });
 }
 
@@ -475,6 +572,7 @@ void apply_balance(const haproxy_settings& s, std::string_view source, std::size
                   "are imported",
                   algo, algo.rfind("random", 0) == 0 ? "a random draw on the ring" : "not a hash"));
   }
+  if (algo.rfind("hdr(", 0) == 0 || algo.rfind("rdp-cookie", 0) == 0) o.key = haproxy_key::header;
   if (algo == "source") {
     o.key = haproxy_key::source_address;
   } else if (algo == "uri") {

@@ -50,12 +50,15 @@ std::string_view haproxy_key_name(haproxy_key k) noexcept {
       return "uri";
     case haproxy_key::source_address:
       return "source";
+    case haproxy_key::header:
+      return "header";
   }
   return "bytes";
 }
 
 std::optional<haproxy_key> find_haproxy_key(std::string_view name) noexcept {
-  for (haproxy_key k : {haproxy_key::bytes, haproxy_key::uri, haproxy_key::source_address}) {
+  for (haproxy_key k :
+       {haproxy_key::bytes, haproxy_key::uri, haproxy_key::source_address, haproxy_key::header}) {
     if (haproxy_key_name(k) == name) return k;
   }
   return std::nullopt;
@@ -177,6 +180,13 @@ std::uint32_t haproxy_placement::hash32(std::string_view key) const {
     return options_.avalanche ? haproxy_full_hash(h) : h;
   }
   if (options_.key == haproxy_key::uri) key = haproxy_uri_part(key, options_);
+  if (options_.key == haproxy_key::header && key.empty()) {
+    // get_server_hh / get_server_rch: an empty or missing value returns no
+    // server, and the request is balanced round robin.
+    throw std::invalid_argument(
+        "haproxy: the key is empty, and HAProxy balances a request whose header (or RDP "
+        "cookie) is empty or missing round robin, to no fixed server; give a non-empty value");
+  }
   switch (options_.function) {
     case haproxy_hash::sdbm:
       h = haproxy_sdbm(key);

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <array>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -75,10 +76,11 @@ imported_config read(std::string_view system, std::string_view text, std::string
                           system, source, option, candidates.size(), what, names));
   };
   if (system == "nginx") {
-    const std::string name = section(
-        "--upstream", "upstream",
-        o.section.empty() ? nginx_hashing_upstreams(text, source) : std::vector<std::string>{});
-    r.scheme = import_nginx(text, source, name);
+    const std::string name =
+        section("--upstream", "upstream",
+                o.section.empty() ? nginx_hashing_upstreams(text, source, o.include_directory)
+                                  : std::vector<std::string>{});
+    r.scheme = import_nginx(text, source, name, o.include_directory);
   } else if (system == "haproxy") {
     const std::string name = section(
         "--backend", "backend",
@@ -131,7 +133,12 @@ imported_config import_config(std::string_view system, std::string_view text,
 
 imported_config import_config_file(std::string_view system, const std::string& path,
                                    const config_options& options) {
-  return import_config(system, io::read_file(path, max_config_bytes), path, options);
+  config_options o = options;
+  if (o.include_directory.empty()) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    o.include_directory = parent.empty() ? "." : parent.string();
+  }
+  return import_config(system, io::read_file(path, max_config_bytes), path, o);
 }
 
 }  // namespace ringbloom::schemes

@@ -3,6 +3,7 @@
 // (see config_import.hpp for the forms read and how they are told apart).
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -375,8 +376,11 @@ std::unique_ptr<placement> import_redis_cluster_nodes(std::string_view text,
       }
       m.slots.push_back({static_cast<std::uint32_t>(*first), static_cast<std::uint32_t>(*last)});
     }
-    if (flags.find("fail") != std::string_view::npos &&
-        flags.find("pfail") == std::string_view::npos) {
+    // "fail" is the cluster's verdict; "fail?" (PFAIL) is one node's
+    // suspicion, under which the master still serves its slots.
+    bool failed = false;
+    for (const std::string_view flag : split_fields(flags, ",")) failed = failed || flag == "fail";
+    if (failed) {
       refuse_at(
           source, line_no,
           fmt::format(
@@ -437,7 +441,58 @@ std::unique_ptr<placement> import_redis_cluster_slots(std::string_view text,
       source));
 }
 
+namespace {
+
+// A line that is redis-cli's prompt and the command, as copied from a
+// terminal or from the Redis docs ("> CLUSTER SLOTS", "127.0.0.1:7000>
+// cluster nodes"): the command's name, lower case, or empty if the line is
+// not one.
+std::string prompt_command(std::string_view line) {
+  line = trim(line);
+  const std::size_t gt = line.find('>');
+  if (gt == std::string_view::npos || line.find(' ') < gt) return {};
+  std::string rest(trim(line.substr(gt + 1)));
+  for (char& c : rest) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string words;
+  for (const std::string_view w : split_fields(rest, " \t"))
+    words += (words.empty() ? "" : " ") + std::string(w);
+  return words.rfind("cluster ", 0) == 0 ? words : std::string();
+}
+
+}  // namespace
+
 std::unique_ptr<placement> import_redis_cluster(std::string_view text, std::string_view source) {
+  // Prompt lines are blanked (keeping the line numbers); CLUSTER SHARDS,
+  // which ringbloom does not read, is refused with what to save instead.
+  std::string copy;
+  const std::vector<std::string_view> lines = split_lines(text);
+  for (std::size_t n = 0; n < lines.size(); ++n) {
+    const std::string command = prompt_command(lines[n]);
+    const std::string_view t = trim(lines[n]);
+    const bool shards = command == "cluster shards" || t == "slots" ||
+                        t.substr(0, 12) == "1) 1) \"slots" || t.substr(0, 9) == "[{\"slots\"" ||
+                        t.substr(0, 10) == "[[\"slots\"";
+    if (shards) {
+      refuse_at(source, n + 1,
+                "this is CLUSTER SHARDS output, which ringbloom does not read; save 'redis-cli "
+                "cluster slots > FILE' or 'redis-cli cluster nodes > FILE' and import that");
+    }
+    if (!command.empty()) {
+      if (command != "cluster slots" && command != "cluster nodes") {
+        refuse_at(source, n + 1,
+                  fmt::format("this is the output of '{}', not CLUSTER NODES or CLUSTER SLOTS; "
+                              "save 'redis-cli cluster nodes > FILE' and import that",
+                              printable(command)));
+      }
+      if (copy.empty()) copy.assign(text);
+      // Blank the prompt line in the copy, keeping its line break.
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < n; ++k) at = copy.find('\n', at) + 1;
+      const std::size_t end = std::min(copy.find('\n', at), copy.size());
+      copy.replace(at, end - at, std::string());
+    }
+  }
+  if (!copy.empty()) text = copy;
   for (const std::string_view line : split_lines(text)) {
     const std::string_view t = trim(line);
     if (t.substr(0, 7) == "(error)" || t.substr(0, 4) == "ERR ") {

@@ -106,7 +106,7 @@ std::unique_ptr<placement> build(std::string_view scheme, const json& doc,
     haproxy_options options{*function, avalanche.get<bool>()};
     if (const auto it = doc.find("key"); it != doc.end()) {
       const auto key = it->is_string() ? find_haproxy_key(it->get<std::string>()) : std::nullopt;
-      if (!key) refuse(source, "\"key\" is not \"bytes\", \"uri\" or \"source\"");
+      if (!key) refuse(source, "\"key\" is not \"bytes\", \"uri\", \"source\" or \"header\"");
       options.key = *key;
     }
     if (const auto it = doc.find("uri_whole"); it != doc.end()) {

@@ -3,8 +3,8 @@
 //
 // What it reads:
 //   - nginx.conf: the `upstream NAME { hash KEY consistent; server ...; }`
-//     block (at any depth; `include` is not followed and is refused when it
-//     appears inside the upstream). Server text as written, `weight=N`.
+//     block (at any depth), following `include` as nginx does when read from
+//     a path. Server text as written, `weight=N`.
 //   - haproxy.cfg: the `backend NAME` (or `listen NAME`) section, with the
 //     `hash-type`, `balance`, `default-server` and run-time settings it
 //     inherits from its defaults (the section `from NAME` names, else the
@@ -67,15 +67,20 @@
 namespace ringbloom::schemes {
 
 /// The upstream `upstream` of nginx.conf text `text` (`source` names it in
-/// messages) as an nginx_placement.
+/// messages) as an nginx_placement. With `include_directory` (the directory
+/// of the main nginx.conf), `include` directives are followed as nginx
+/// follows them: relative patterns from that directory, wildcards in sorted
+/// order, a missing file without wildcards refused; without it they are not
+/// followed, and a missing upstream says so.
 [[nodiscard]] std::unique_ptr<placement> import_nginx(std::string_view text,
                                                       std::string_view source,
-                                                      std::string_view upstream);
+                                                      std::string_view upstream,
+                                                      const std::string& include_directory = {});
 
 /// The upstreams of nginx.conf text with a `hash KEY consistent` directive,
 /// in file order: the ones import_nginx may read.
-[[nodiscard]] std::vector<std::string> nginx_hashing_upstreams(std::string_view text,
-                                                               std::string_view source);
+[[nodiscard]] std::vector<std::string> nginx_hashing_upstreams(
+    std::string_view text, std::string_view source, const std::string& include_directory = {});
 
 /// The backend `backend` of haproxy.cfg text as a haproxy_placement, with
 /// what it inherits from its defaults section (the one `from NAME` names,
@@ -190,6 +195,10 @@ struct config_options {
   /// How the caller's user gives the section, for the message when it is
   /// missing (default: the command line's "--upstream NAME" / "--backend NAME").
   std::string section_option;
+  /// nginx: the directory `include` patterns are relative to (the main
+  /// nginx.conf's); empty: includes are not followed. import_config_file
+  /// sets it to the file's directory.
+  std::string include_directory;
 };
 
 /// A configuration read: the placement, and notes on settings it models as

@@ -67,12 +67,14 @@ enum class haproxy_hash : std::uint8_t { sdbm, djb2, wt6, crc32 };
 [[nodiscard]] std::optional<haproxy_hash> find_haproxy_hash(std::string_view name) noexcept;
 
 /// What a key is, from the backend's `balance` line: the bytes HAProxy hashes
-/// (uri's cut aside, every hashing balance but source), a request URI
-/// (`balance uri`), or a client address (`balance source`).
-enum class haproxy_key : std::uint8_t { bytes, uri, source_address };
+/// (`url_param`, `hash EXPR`), a request URI (`balance uri`), a client
+/// address (`balance source`), or a header's or RDP cookie's value
+/// (`hdr(NAME)`, `rdp-cookie`: bytes, but an empty one has no server, as
+/// HAProxy balances it round robin).
+enum class haproxy_key : std::uint8_t { bytes, uri, source_address, header };
 
 /// The name of a haproxy_key as topology files spell it ("bytes", "uri",
-/// "source"), and back (nothing if unknown).
+/// "source", "header"), and back (nothing if unknown).
 [[nodiscard]] std::string_view haproxy_key_name(haproxy_key k) noexcept;
 [[nodiscard]] std::optional<haproxy_key> find_haproxy_key(std::string_view name) noexcept;
 

@@ -22,7 +22,7 @@
 // Per scheme: nginx nodes {"name": server text, "weight" >= 1}, no other
 // member; haproxy "hash", "avalanche", nodes {"name", "weight" 0..256, "id"?},
 // and what a key is when it is not its bytes: "key": "uri" (with "uri_whole",
-// "uri_len", "uri_depth" when set) or "source" (haproxy_key);
+// "uri_len", "uri_depth" when set), "source" or "header" (haproxy_key);
 // twemproxy "hash", nodes {"name" (hashed verbatim), "weight" >= 1};
 // redis-cluster nodes {"name": "ip:port", "slots": [[first, last], ...]}.
 // Node order is the configuration order and is kept (it decides nginx and
