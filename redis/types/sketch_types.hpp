@@ -227,22 +227,13 @@ int loadchunk(const call& c, const char* bad_position, const char* bad_header,
   }
   if (status != key_status::ok) return c.error(Traits::status_error(status));
   auto* v = key.value<value_of<Traits>>();
-  const auto end = static_cast<std::uint64_t>(pos - 1);
-  if (v->complete() || end < data.size() || end - data.size() != v->pending.size() ||
-      end > v->expected_size) {
+  const chunk_result r = v->take_chunk(static_cast<std::uint64_t>(pos - 1), data,
+                                       [](std::string_view b) { return Traits::from_image(b); });
+  if (r == chunk_result::out_of_order) return c.error(bad_chunk);
+  if (r == chunk_result::damaged) {
+    key.remove();  // a damaged dump leaves nothing behind
+    c.replicate();
     return c.error(bad_chunk);
-  }
-  v->pending.append(data);
-  if (v->pending.size() == v->expected_size) {
-    try {
-      if (xxh3_64(v->pending) != v->expected_hash) throw data_error("checksum");
-      v->value.emplace(Traits::from_image(v->pending));
-    } catch (const std::exception&) {
-      key.remove();  // a damaged dump leaves nothing behind
-      c.replicate();
-      return c.error(bad_chunk);
-    }
-    std::string().swap(v->pending);
   }
   c.replicate();
   return c.ok();

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,14 @@ inline constexpr std::size_t max_slice_bytes = (std::size_t{16} << 20) - 64;
 /// The length of a dump header: "RBSH", two u64 fields, the u64 seal.
 inline constexpr std::size_t dump_header_bytes = 28;
 
+/// What take_chunk did with a LOADCHUNK slice.
+enum class chunk_result : std::uint8_t {
+  appended,      ///< added; more bytes are expected
+  loaded,        ///< added, and the image was complete, intact and loaded
+  out_of_order,  ///< refused, nothing changed: not where the last slice ended, or too long
+  damaged,       ///< the image was complete but its checksum or content was refused
+};
+
 template <class T>
 struct staged_value {
   std::optional<T> value;
@@ -45,6 +54,30 @@ struct staged_value {
   std::uint64_t expected_hash = 0;
 
   [[nodiscard]] bool complete() const noexcept { return value.has_value(); }
+
+  /// LOADCHUNK key `end + 1` data: appends `data`, which must end at byte
+  /// `end` of the image (so start where the last slice ended); once the
+  /// image is whole, checks its XXH3-64 and loads it with from_image (the
+  /// library validates every field; any refusal means damaged). Pure: the
+  /// module's LOADCHUNK and the fuzz target fuzz/redis/staged_dump_fuzz.cpp
+  /// both run it.
+  template <class FromImage>
+  chunk_result take_chunk(std::uint64_t end, std::string_view data, FromImage&& from_image) {
+    if (complete() || end < data.size() || end - data.size() != pending.size() ||
+        end > expected_size) {
+      return chunk_result::out_of_order;
+    }
+    pending.append(data);
+    if (pending.size() != expected_size) return chunk_result::appended;
+    try {
+      if (xxh3_64(pending) != expected_hash) return chunk_result::damaged;
+      value.emplace(from_image(std::string_view(pending)));
+    } catch (const std::exception&) {  // data_error, or a size this process cannot hold
+      return chunk_result::damaged;
+    }
+    std::string().swap(pending);
+    return chunk_result::loaded;
+  }
 };
 
 /// The header of a dump of `image`.
