@@ -20,6 +20,8 @@
 #include "ringbloom/filter/layered_bloom.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
 #include "ringbloom/filter/windowed_bloom.hpp"
+#include "ringbloom/filter/windowed_dedup.hpp"
+#include "ringbloom/filter/windowed_file.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/checkpoint.hpp"
 #include "ringbloom/io/file_io.hpp"

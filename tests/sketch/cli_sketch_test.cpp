@@ -117,7 +117,7 @@ TEST(CliCuckoo, AddCheckRemoveAndCorruptFiles) {
   EXPECT_EQ(run_cli({"cuckoo", "check", f, "s1"}).exit_code, 1);
   EXPECT_EQ(run_cli({"cuckoo", "remove", f, "s2", "never-added"}).exit_code, 1);
   EXPECT_EQ(run_cli({"cuckoo", "check", f, "s2"}).exit_code, 0);  // batch left unchanged
-  EXPECT_EQ(run_cli({"cuckoo", "create", dir.file("b"), "--capacity", "9", "--bucket-size", "3"})
+  EXPECT_EQ(run_cli({"cuckoo", "create", dir.file("b"), "--capacity", "9", "--bucket-size", "256"})
                 .exit_code,
             2);
   std::string bytes = io::read_file(f);
