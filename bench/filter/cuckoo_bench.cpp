@@ -1,4 +1,4 @@
-// Cuckoo filter benchmark (issue 12): lookups at 10M items (out of cache),
+// Cuckoo filter benchmark: lookups at 10M items (out of cache),
 // single and batched; false-positive rate and bits per item at load factors
 // 0.5, 0.9 and 0.95 against the counting Bloom filter sized for the same
 // rate, and std::unordered_set as the exact peer, in one run.

@@ -1,4 +1,4 @@
-// Merkle tree benchmarks (issue 13): building from 10M rows of 32 bytes, the
+// Merkle tree benchmarks: building from 10M rows of 32 bytes, the
 // diff of two depth-16 trees with 10 differing rows, and the digests a diff
 // exchanges for d differences against d x depth x 2.
 //

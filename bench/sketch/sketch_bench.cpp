@@ -1,4 +1,4 @@
-// Sketch benchmarks and accuracy runs (issue 12): HyperLogLog, Count-Min,
+// Sketch benchmarks and accuracy runs: HyperLogLog, Count-Min,
 // Top-K, each against the exact answer (std::unordered_set / unordered_map)
 // in the same run, and HyperLogLog also against real Redis (PFADD / PFCOUNT
 // through a redis-server on loopback, when one is installed).

@@ -311,7 +311,7 @@ void run_create(const create_options& o) {
     spec.bits = o.bits;
     spec.hashes = o.hashes;
   }
-  // Size first, allocate only if the memory is there (issue 17).
+  // Size first, allocate only if the memory is there.
   check_filter_memory(spec,
                       by_capacity ? fmt::format("--capacity {} --fpr {}", o.capacity, o.fpr)
                                   : fmt::format("--bits {}", o.bits),

@@ -136,7 +136,7 @@ struct simulate_options {
   std::vector<std::string> strategy_settings;  // --strategy-option KEY=VALUE
 };
 
-// Bounds of --strategy (issue 17), checked before any work: every strategy is
+// Bounds of --strategy, checked before any work: every strategy is
 // built for each step, and every key looked up in each.
 void check_strategy_work(const simulate_options& o, const std::vector<placement_node>& nodes,
                          const std::vector<placement_step>& steps) {

@@ -7,7 +7,7 @@
 
 Prints one table (and --json writes the numbers). Each timing is the best of
 a few runs; the machine and the command are printed with it. The goals are
-those of issue 15 (docs/performance.md, "Python bindings").
+those of docs/performance.md, "Python bindings".
 """
 
 import argparse

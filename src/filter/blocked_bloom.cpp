@@ -91,7 +91,7 @@ void blocked_bloom_filter::add_concurrent(std::string_view item) {
 
 bool blocked_bloom_filter::may_contain_hash(hash128 h) const noexcept {
   // One indirect call to the path's kernel: measured faster than an inlined
-  // scalar test (docs/performance.md, issue 16).
+  // scalar test (docs/performance.md).
   return kernels_->test(words_.data() + block_of(h) * block_words, h.high, hashes_);
 }
 

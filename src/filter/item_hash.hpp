@@ -4,7 +4,7 @@
 // Why a private header: a lookup of a short key is a few dozen instructions,
 // so an out-of-line call to the library's xxh3_128, a hash128 passed through
 // memory and an indirect call to a SIMD kernel per item cost as much as the
-// probe itself (issue 16's profile: ~120 instructions against Boost.Bloom's
+// probe itself (profile: ~120 instructions against Boost.Bloom's
 // ~62). Here XXH3-128 is compiled into the caller (XXH_INLINE_ALL; these
 // files are built for plain x86-64, so xxhash's AVX2 code and its forced -O2
 // are not involved). The bits are the format's: the same functions as

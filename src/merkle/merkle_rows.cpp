@@ -16,7 +16,7 @@ namespace ringbloom {
 namespace {
 
 constexpr std::size_t block_size = std::size_t{1} << 20;
-/// The longest row (issue 17: memory bounded by the input's lines, as the
+/// The longest row (memory bounded by the input's lines, as the
 /// CLI's 16 MiB line cap): a stream without newlines is refused.
 constexpr std::size_t max_row_bytes = std::size_t{16} << 20;
 

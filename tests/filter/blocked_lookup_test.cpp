@@ -1,4 +1,4 @@
-// The blocked filter's fast lookup paths (issue 16): the inlined one-item
+// The blocked filter's fast lookup paths: the inlined one-item
 // lookup answers exactly as the batch path on every SIMD path, and integer
 // keys are their own item space with the blocked filter's false-positive
 // rate.

@@ -1,4 +1,4 @@
-// Hostile input to `ringbloom bloom ...` (issue 17): each row is a command a
+// Hostile input to `ringbloom bloom ...`: each row is a command a
 // script, a typo or an attacker could produce, and must be refused with the
 // exit code, one sentence naming the option or file, nothing written, and
 // bounded memory and time (tests/support/hostile.hpp runs and checks it).
@@ -103,7 +103,7 @@ const std::vector<hostile_case> cases = {
      create({"--capacity", "1", "--fpr", "1e-30"}),
      2,
      {"1e-12", "1e-30", "classic"}},
-    // Static filters: the key file is checked like any input (issue 16, part 3).
+    // Static filters: the key file is checked like any input.
     {"fuse_keys_from_device",
      {"bloom", "create", "{dir}/f.rbf", "--kind", "fuse8", "--from", "/dev/zero"},
      3,

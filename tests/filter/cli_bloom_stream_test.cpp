@@ -1,4 +1,4 @@
-// The guarantees of the streamed `ringbloom bloom add` (issue 16), with real
+// The guarantees of the streamed `ringbloom bloom add`, with real
 // processes:
 //   - SIGKILL at any moment of a long stream leaves a loadable file holding
 //     a prefix of the stream at least as long as what was seen durable;

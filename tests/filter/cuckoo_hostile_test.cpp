@@ -1,4 +1,4 @@
-// Hostile input to `ringbloom cuckoo ...` (issue 17): each row is a command a
+// Hostile input to `ringbloom cuckoo ...`: each row is a command a
 // script, a typo or an attacker could produce, and must be refused with the
 // exit code, one sentence naming the option or file, nothing written, and
 // bounded memory and time (tests/support/hostile.hpp runs and checks it).

@@ -1,4 +1,4 @@
-// Memory-mapped cuckoo filter files (open_cuckoo_mapped, issue 12): the view
+// Memory-mapped cuckoo filter files (open_cuckoo_mapped): the view
 // answers may_contain, count and may_contain_many exactly as the loaded
 // filter, grown or not, reading the buckets in place; every flip and
 // truncation on disk is refused; and a growth this process cannot hold is

@@ -1,5 +1,5 @@
 // Binary fuse filters (fuse8, fuse16): no false negatives, the measured
-// false-positive rate within 10% of 2^-F (issue 16's tolerance), the paper's
+// false-positive rate within 10% of 2^-F, the paper's
 // space (about 9 bits per key for fuse8 at a million keys), duplicates,
 // tiny sets, determinism, and adding refused.
 //

@@ -1,5 +1,5 @@
-// The bounds rule of io/file_io.hpp and the memory budget of io/memory.hpp
-// (issue 17): what is not a regular file is refused or read with a cap, a
+// The bounds rule of io/file_io.hpp and the memory budget of io/memory.hpp:
+// what is not a regular file is refused or read with a cap, a
 // size is checked before a byte is read, a pipe without a writer does not
 // hold a read forever, and no rename replaces a device, a directory or a pipe.
 #include <fcntl.h>

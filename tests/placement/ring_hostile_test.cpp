@@ -1,4 +1,4 @@
-// Hostile input to `ringbloom ring ...` (issue 17): each row is a command a
+// Hostile input to `ringbloom ring ...`: each row is a command a
 // script, a typo or an attacker could produce, and must be refused with the
 // exit code, one sentence naming the option, file or name, nothing written,
 // and bounded memory and time (tests/support/hostile.hpp runs and checks it).

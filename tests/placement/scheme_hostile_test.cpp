@@ -1,5 +1,5 @@
 // Hostile input to `ring import`, the system-scheme paths of `ring
-// lookup|diff|simulate` and `ring simulate --strategy/--change` (issue 17):
+// lookup|diff|simulate` and `ring simulate --strategy/--change`:
 // each row must be refused with the exit code, one sentence naming the option
 // or file (FILE:LINE for configurations), nothing written, and bounded memory
 // and time (tests/support/hostile.hpp runs and checks it).

@@ -135,7 +135,7 @@ TEST(Hll, InvalidRedisStringsAreRefused) {
 
 // Accuracy: fixed seeds, many independent sketches, pre-hashed random values
 // (a perfect hash), checked at decades and at 2.5 m where the classic
-// estimator switches from linear counting. Goal (issue 12): relative
+// estimator switches from linear counting. Goal: relative
 // standard error within 1.1 x 1.04 / sqrt(m), |bias| <= 0.5%. With 400
 // sketches the RSE is itself measured to within about 3.5% (one standard
 // deviation), so 1.1 x is about 3 deviations of slack; the bias's standard

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for the sketch formats (issue 12).
+"""Independent reference for the sketch formats.
 
 Written from docs/format.md and Redis 7.0's src/hyperloglog.c, without the
 library (standard library plus the xxhsum tool of xxHash): MurmurHash64A,

@@ -1,4 +1,4 @@
-// Memory-mapped sketch files (open_sketch_mapped, issue 12): a mapped
+// Memory-mapped sketch files (open_sketch_mapped): a mapped
 // HyperLogLog or Count-Min sketch answers exactly as the loaded one, read in
 // place; a mapped Top-K is the loaded one; every flip and truncation of a
 // file on disk is refused before anything is answered; replacing a mapped

@@ -1,5 +1,5 @@
-// tests/support/hostile.hpp: table-driven hostile-input tests of the CLI
-// (issue 17). Each family's *_hostile_test.cpp lists command lines a script,
+// tests/support/hostile.hpp: table-driven hostile-input tests of the CLI.
+// Each family's *_hostile_test.cpp lists command lines a script,
 // a typo or an attacker could produce; every one must be refused cleanly:
 //   - the expected exit code (2 usage, 3 bad data or I/O);
 //   - stdout empty, and stderr exactly one line

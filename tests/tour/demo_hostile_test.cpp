@@ -1,4 +1,4 @@
-// Hostile input to `ringbloom demo` (issue 17): refused with the exit code,
+// Hostile input to `ringbloom demo`: refused with the exit code,
 // one sentence naming the option or path, nothing written, bounded memory and
 // time (tests/support/hostile.hpp runs and checks each row).
 #include <gtest/gtest.h>
