@@ -12,53 +12,14 @@ MEMORY USAGE of one of them. Building the peer is left to the reader (it is
 never built or kept in this repository).
 """
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 
-import redis
+from bench_server import Server
 
 QUICK = "--quick" in sys.argv
 paths = [a for a in sys.argv[1:] if not a.startswith("--")]
 if len(paths) != 2:
     raise SystemExit(__doc__)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, module):
-        self.dir = tempfile.mkdtemp(prefix="ringbloom-peer-")
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-             "--save", "", "--appendonly", "no", "--loadmodule", module,
-             "--logfile", os.path.join(self.dir, "log")], stdout=subprocess.DEVNULL)
-        self.r = redis.Redis(port=self.port, socket_timeout=600)
-        for _ in range(300):
-            try:
-                self.r.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        self.stop()
-        raise SystemExit(f"redis-server with {module} did not start")
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=30)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def used(r):

@@ -17,49 +17,16 @@
 import math
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 
-import redis
+from bench_server import Server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 MODULE = args[0] if args else os.path.join(ROOT, "build", "release", "redis", "ringbloom.so")
 QUICK = "--quick" in sys.argv
 MEMORY_ONLY = "--memory" in sys.argv
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="ringbloom-bench-")
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-             "--save", "", "--appendonly", "no", "--loadmodule", MODULE,
-             "--logfile", os.path.join(self.dir, "log")], stdout=subprocess.DEVNULL)
-        self.r = redis.Redis(port=self.port, socket_timeout=600)
-        for _ in range(200):
-            try:
-                self.r.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise SystemExit("redis-server did not start")
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def bench(s, pipeline, *command, n=None):
@@ -149,7 +116,7 @@ def our_allocated(r, key):
 
 
 def main():
-    s = Server()
+    s = Server(MODULE)
     r = s.r
     try:
         print(f"redis-server {r.info()['redis_version']}, {os.cpu_count()} cores, module {MODULE}")

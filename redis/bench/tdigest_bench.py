@@ -23,53 +23,15 @@ Ratios within one run are what to compare; absolute times depend on the load.
 """
 import argparse
 import bisect
-import math
 import os
 import random
-import shutil
-import socket
-import subprocess
-import tempfile
 import time
 
-import redis
+from bench_server import Server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QS = (0.5, 0.9, 0.99, 0.999)
 STREAMS = ("uniform", "normal", "lognormal", "pareto", "sorted", "reverse-sorted")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, module):
-        self.dir = tempfile.mkdtemp(prefix="ringbloom-tdbench-")
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-             "--save", "", "--appendonly", "no", "--loadmodule", module,
-             "--logfile", os.path.join(self.dir, "log")], stdout=subprocess.DEVNULL)
-        self.r = redis.Redis(port=self.port, socket_timeout=600)
-        for _ in range(200):
-            try:
-                self.r.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise SystemExit(f"redis-server with {module} did not start; see {self.dir}/log")
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=15)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def stream(kind, n, seed):
