@@ -4,12 +4,13 @@
 
 #include <string>
 
+#include "render_parts.hpp"
 #include "ringbloom/tour/render.hpp"
 
 namespace ringbloom::tour {
 namespace {
 
-std::string pct(double x, int decimals = 2) { return fmt::format("{:.{}f}%", 100 * x, decimals); }
+using render_parts::pct;
 
 }  // namespace
 

@@ -6,29 +6,17 @@
 #include <cmath>
 #include <string>
 
+#include "render_parts.hpp"
 #include "ringbloom/tour/render.hpp"
 
 namespace ringbloom::tour {
 namespace {
 
+using render_parts::html_row;
+using render_parts::pct;
+using render_parts::row;
+
 namespace t = ringbloom::tour;
-
-std::string pct(double x, int decimals = 2) { return fmt::format("{:.{}f}%", 100 * x, decimals); }
-
-std::string row(const std::vector<std::string>& cells, const std::vector<int>& widths) {
-  std::string out = "   ";
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    out += fmt::format("{:>{}}  ", cells[i], widths[i]);
-  }
-  return out + "\n";
-}
-
-std::string html_row(const std::vector<std::string>& cells, bool header = false) {
-  std::string out = "<tr>";
-  const std::string_view tag = header ? "th" : "td";
-  for (const auto& c : cells) out += fmt::format("<{0}>{1}</{0}>", tag, c);
-  return out + "</tr>\n";
-}
 
 // One SVG: a histogram of the signed errors per distinct count (small
 // multiples), as two series, the sketches under the truth and those over it

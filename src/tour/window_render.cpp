@@ -8,31 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "render_parts.hpp"
 #include "ringbloom/tour/render.hpp"
 
 namespace ringbloom::tour {
 namespace {
 
+using render_parts::html_row;
+using render_parts::pct;
+using render_parts::row;
+
 namespace t = ringbloom::tour;
 
 constexpr const char* title = "11. Filters that forget: second-hit cache admission, stream dedup";
-
-std::string pct(double x, int decimals = 2) { return fmt::format("{:.{}f}%", 100 * x, decimals); }
-
-std::string row(const std::vector<std::string>& cells, const std::vector<int>& widths) {
-  std::string out = "   ";
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    out += fmt::format("{:>{}}  ", cells[i], widths[i]);
-  }
-  return out + "\n";
-}
-
-std::string html_row(const std::vector<std::string>& cells, bool header = false) {
-  std::string out = "<tr>";
-  const std::string_view tag = header ? "th" : "td";
-  for (const auto& c : cells) out += fmt::format("<{0}>{1}</{0}>", tag, c);
-  return out + "</tr>\n";
-}
 
 std::string duration(double seconds) {
   const auto tenths = [](double x) { return std::round(x * 10) / 10; };
