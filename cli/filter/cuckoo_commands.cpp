@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -49,20 +47,6 @@ json info_json(const std::string& file, const Filter& f) {
                cuckoo_filter::expected_fpr(o.bucket_size, o.fingerprint_bits, f.load_factor())}};
 }
 
-/// Refuses, before allocating, a first sub-filter this machine cannot hold
-/// (it and its serialized copy). Bucket and fingerprint sizes the library
-/// does not offer are left to it (it refuses them before allocating).
-void require_cuckoo_memory(std::uint64_t capacity, const cuckoo_filter::options& o) {
-  const bool offered =
-      o.bucket_size >= 1 && o.bucket_size <= cuckoo_filter::max_bucket_size &&
-      (o.fingerprint_bits == 8 || o.fingerprint_bits == 12 || o.fingerprint_bits == 16);
-  if (!offered || capacity / o.bucket_size > cuckoo_filter::max_buckets) return;
-  const std::uint64_t buckets = std::bit_ceil(std::max<std::uint64_t>(1, capacity / o.bucket_size));
-  const std::uint64_t bytes = buckets * o.bucket_size * o.fingerprint_bits / 8;
-  require_memory(2 * bytes, fmt::format("--capacity {}", capacity),
-                 "lower --capacity (the filter grows when it fills up)");
-}
-
 void add_create(CLI::App& cuckoo) {
   struct opts {
     std::string file;
@@ -90,7 +74,10 @@ void add_create(CLI::App& cuckoo) {
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   set_example(*cmd, "ringbloom cuckoo create sessions.cf --capacity 1000000 --bucket-size 4");
   cmd->callback([o] {
-    require_cuckoo_memory(o->capacity, o->o);
+    // Before allocating: the first sub-filter and its serialized copy.
+    require_memory(2 * cuckoo_filter::planned_memory_bytes(o->capacity, o->o),
+                   fmt::format("--capacity {}", o->capacity),
+                   "lower --capacity (the filter grows when it fills up)");
     const cuckoo_filter f(o->capacity, o->o);
     refuse_output(o->file, o->force);
     with_advice("check that the directory exists and is writable",
@@ -100,33 +87,6 @@ void add_create(CLI::App& cuckoo) {
                o->file, f.sub_filters()[0].buckets, f.settings().bucket_size,
                f.settings().fingerprint_bits, f.memory_bytes());
   });
-}
-
-/// Refuses, before the batch is added, a batch of `n` items that does not
-/// fit in the slots `f` has, when the sub-filters it then grows (and the
-/// serialized copy) do not fit in memory. A filter may also grow a little
-/// before its slots are all taken; that rarer case is caught by main() as
-/// "ran out of memory", with nothing written either way.
-void require_growth_memory(const cuckoo_filter& f, std::size_t n, const std::string& file) {
-  const auto& s = f.settings();
-  const auto& subs = f.sub_filters();
-  std::uint64_t slots = 0;
-  for (const auto& sub : subs) slots += sub.buckets * s.bucket_size;
-  std::uint64_t buckets = subs.back().buckets;
-  std::uint64_t bytes = f.memory_bytes();
-  for (std::size_t count = subs.size();
-       f.items() + n > slots && s.expansion != 0 && count < cuckoo_filter::max_sub_filters &&
-       buckets <= cuckoo_filter::max_buckets / s.expansion;
-       ++count) {
-    buckets *= s.expansion;
-    slots += buckets * s.bucket_size;
-    bytes += buckets * s.bucket_size * s.fingerprint_bits / 8;
-  }
-  require_memory(2 * bytes,
-                 fmt::format("adding {} items to {} (expansion {}) makes it grow, which", n, file,
-                             s.expansion),
-                 "add fewer items, or create the filter with a larger --capacity and a smaller "
-                 "--expansion");
 }
 
 /// f.add(item); a growth step this process cannot hold (the library checks
@@ -157,7 +117,15 @@ void add_add(CLI::App& cuckoo) {
     with_advice(read_advice, [&] {
       const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
         update_cuckoo_file(o->file, [&](cuckoo_filter& f) {
-          require_growth_memory(f, batch.size(), o->file);
+          // The growth the batch causes at least, and the serialized copy. A
+          // filter may also grow a little before its slots are all taken; that
+          // rarer case is caught by main() as "ran out of memory", with nothing
+          // written either way.
+          require_memory(2 * f.memory_bytes_after(batch.size()),
+                         fmt::format("adding {} items to {} (expansion {}) makes it grow, which",
+                                     batch.size(), o->file, f.settings().expansion),
+                         "add fewer items, or create the filter with a larger --capacity and a "
+                         "smaller --expansion");
           for (const auto& item : batch) {
             if (!add_or_refuse(f, item, o->file)) {
               throw data_error(

@@ -7,6 +7,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -359,6 +360,43 @@ std::uint64_t cuckoo_filter::memory_bytes() const noexcept {
   std::uint64_t n = 0;
   for (const sub_filter& s : subs_) n += s.bytes.size();
   return n;
+}
+
+std::uint64_t cuckoo_filter::sub_filter_buckets(std::uint64_t capacity, const options& opts,
+                                                std::size_t index) noexcept {
+  std::uint64_t n = next_power_of_two(capacity / opts.bucket_size);
+  const std::uint64_t growth = opts.expansion == 0 ? 0 : next_power_of_two(opts.expansion);
+  for (std::size_t i = 0; i < index; ++i) {
+    if (growth != 0 && n > std::numeric_limits<std::uint64_t>::max() / growth) {
+      return std::numeric_limits<std::uint64_t>::max();
+    }
+    n *= growth;
+  }
+  return n;
+}
+
+std::uint64_t cuckoo_filter::sub_filter_bytes(std::uint64_t buckets, const options& opts) noexcept {
+  return bytes_for(buckets, opts) - slack_bytes;
+}
+
+std::uint64_t cuckoo_filter::planned_memory_bytes(std::uint64_t capacity, const options& opts) {
+  const options o = checked(capacity, opts);
+  return bytes_for(sub_filter_buckets(capacity, o, 0), o);
+}
+
+std::uint64_t cuckoo_filter::memory_bytes_after(std::uint64_t more) const noexcept {
+  std::uint64_t slots_now = slots();
+  std::uint64_t bytes = memory_bytes();
+  std::size_t count = subs_.size();
+  // As grow(): a next sub-filter while the expansion allows one.
+  while (items_ + more > slots_now && options_.expansion != 0 && count < max_sub_filters &&
+         buckets_of(count - 1) <= max_buckets / options_.expansion) {
+    const std::uint64_t buckets = buckets_of(count);
+    slots_now += buckets * options_.bucket_size;
+    bytes += bytes_for(buckets, options_);
+    ++count;
+  }
+  return bytes;
 }
 
 double cuckoo_filter::expected_fpr(std::uint32_t bucket_size, std::uint32_t fingerprint_bits,

@@ -188,5 +188,58 @@ TEST(Cuckoo, BatchedLookupsEqualSingleOnes) {
   for (std::size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(answers[i], f.may_contain(xs[i]));
 }
 
+TEST(CuckooSizing, SubFilterBucketsFollowTheGrowthRule) {
+  cuckoo_filter::options o;
+  o.bucket_size = 2;
+  o.expansion = 3;  // rounded up to 4
+  EXPECT_EQ(cuckoo_filter::sub_filter_buckets(1000, o, 0), 512u);
+  EXPECT_EQ(cuckoo_filter::sub_filter_buckets(1000, o, 1), 2048u);
+  EXPECT_EQ(cuckoo_filter::sub_filter_buckets(1000, o, 2), 8192u);
+  EXPECT_EQ(cuckoo_filter::sub_filter_buckets(1000, o, 40), UINT64_MAX);  // saturates
+  o.expansion = 0;
+  EXPECT_EQ(cuckoo_filter::sub_filter_buckets(1, o, 0), 1u);
+  o.fingerprint_bits = 12;
+  o.bucket_size = 1;
+  EXPECT_EQ(cuckoo_filter::sub_filter_bytes(3, o), 5u);  // 36 bits
+}
+
+TEST(CuckooSizing, PlannedMemoryIsWhatTheNewFilterHas) {
+  for (const std::uint32_t bucket : {1u, 2u, 3u, 4u, 255u}) {
+    for (const std::uint32_t bits : {8u, 12u, 16u}) {
+      cuckoo_filter::options o;
+      o.bucket_size = bucket;
+      o.fingerprint_bits = bits;
+      for (const std::uint64_t capacity : {1u, 1000u, 12345u}) {
+        EXPECT_EQ(cuckoo_filter::planned_memory_bytes(capacity, o),
+                  cuckoo_filter(capacity, o).memory_bytes())
+            << bucket << " " << bits << " " << capacity;
+      }
+    }
+  }
+  cuckoo_filter::options bad;
+  bad.fingerprint_bits = 9;
+  EXPECT_THROW((void)cuckoo_filter::planned_memory_bytes(100, bad), std::invalid_argument);
+}
+
+TEST(CuckooSizing, MemoryAfterPredictsTheGrowthOfFullSubFilters) {
+  cuckoo_filter::options o;
+  o.expansion = 2;
+  cuckoo_filter f(1000, o);  // 512 buckets x 2 slots
+  const std::uint64_t one = f.memory_bytes();
+  EXPECT_EQ(f.memory_bytes_after(0), one);
+  EXPECT_EQ(f.memory_bytes_after(f.slots()), one);
+  const std::uint64_t two = f.memory_bytes_after(f.slots() + 1);
+  EXPECT_EQ(two, one + cuckoo_filter::sub_filter_bytes(1024, o) + 7);
+  EXPECT_EQ(f.memory_bytes_after(3 * f.slots()), two);  // 1024 + 2048 slots
+  EXPECT_GT(f.memory_bytes_after(3 * f.slots() + 1), two);
+  // Filling the filter until it grows reaches the predicted size.
+  std::size_t i = 0;
+  while (f.sub_filters().size() < 2) ASSERT_TRUE(f.add("k" + std::to_string(i++)));
+  EXPECT_EQ(f.memory_bytes(), two);
+  o.expansion = 0;
+  const cuckoo_filter fixed(1000, o);
+  EXPECT_EQ(fixed.memory_bytes_after(1'000'000), fixed.memory_bytes());
+}
+
 }  // namespace
 }  // namespace ringbloom

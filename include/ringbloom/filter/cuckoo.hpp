@@ -115,6 +115,37 @@ class cuckoo_filter {
   /// Bytes of fingerprint storage.
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
 
+  // --- sizing, before anything is allocated ---------------------------------
+  // The growth rule's arithmetic, for front ends that refuse a filter or a
+  // growth this process has no memory for (the CLI's create and add, the
+  // Redis module's byte limit) without building it first.
+
+  /// Buckets of sub-filter `index` (0: the first) of a filter made with
+  /// (capacity, opts): nextpow2(capacity / bucket_size), times expansion^index
+  /// with expansion rounded up to a power of two; saturates at UINT64_MAX.
+  /// The options are not checked (bucket_size must be at least 1).
+  [[nodiscard]] static std::uint64_t sub_filter_buckets(std::uint64_t capacity, const options& opts,
+                                                        std::size_t index) noexcept;
+  /// Packed bytes of the slots of a sub-filter of `buckets` buckets:
+  /// ceil(buckets x bucket_size x fingerprint_bits / 8) (memory_bytes() adds
+  /// 7 bytes of slack to each).
+  [[nodiscard]] static std::uint64_t sub_filter_bytes(std::uint64_t buckets,
+                                                      const options& opts) noexcept;
+  /// The memory_bytes() of a new filter of (capacity, opts), without making
+  /// it. Throws std::invalid_argument as the constructor does.
+  [[nodiscard]] static std::uint64_t planned_memory_bytes(std::uint64_t capacity,
+                                                          const options& opts);
+  /// The memory_bytes() this filter has after `more` items are added, when
+  /// each sub-filter fills before the next is added: the growth `more`
+  /// items cause at least (a filter may grow a little before every slot is
+  /// taken). Counts no growth beyond where add stops growing (expansion 0,
+  /// max_sub_filters, max_buckets).
+  ///
+  ///   cuckoo_filter f(1000);                    // 512 buckets of 2 slots
+  ///   f.memory_bytes_after(1024) == f.memory_bytes();
+  ///   f.memory_bytes_after(1025) > f.memory_bytes();   // a second sub-filter
+  [[nodiscard]] std::uint64_t memory_bytes_after(std::uint64_t more) const noexcept;
+
   /// The false-positive rate the formula predicts for a load factor (see above).
   [[nodiscard]] static double expected_fpr(std::uint32_t bucket_size,
                                            std::uint32_t fingerprint_bits,
