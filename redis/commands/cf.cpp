@@ -3,7 +3,6 @@
 // type is types/cuckoo_type.hpp; docs/redis.md tables them and where we
 // differ.
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <limits>
 #include <memory>
@@ -31,17 +30,15 @@ constexpr const char* cf_too_large = "ERR Insufficient memory to create filter";
 std::uint64_t cf_fitting_subs(std::uint64_t capacity, const cuckoo_filter::options& o,
                               std::uint64_t enough = cuckoo_filter::max_sub_filters) {
   const std::uint64_t limit = settings().max_filter_bytes;
-  std::uint64_t buckets = std::max<std::uint64_t>(1, std::bit_ceil(capacity / o.bucket_size));
-  const std::uint64_t growth = o.expansion == 0 ? 0 : std::bit_ceil(std::uint64_t{o.expansion});
   std::uint64_t total = 0;
   std::uint64_t subs = 0;
-  while (subs < std::min<std::uint64_t>(enough, cuckoo_filter::max_sub_filters) &&
-         buckets <= limit) {
-    total += (buckets * o.bucket_size * o.fingerprint_bits + 7) / 8 + 3;
+  while (subs < std::min<std::uint64_t>(enough, cuckoo_filter::max_sub_filters)) {
+    const std::uint64_t buckets = cuckoo_filter::sub_filter_buckets(capacity, o, subs);
+    if (buckets > limit) break;
+    total += cuckoo_filter::sub_filter_bytes(buckets, o) + 3;
     if (total > limit) break;
     ++subs;
-    if (growth == 0) break;
-    buckets *= growth;
+    if (o.expansion == 0) break;
   }
   return subs;
 }
