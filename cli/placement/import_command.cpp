@@ -15,7 +15,6 @@
 // 3; nothing is written then.
 #include <fmt/core.h>
 
-#include <map>
 #include <memory>
 #include <string>
 
@@ -37,35 +36,6 @@ struct import_options {
   bool force = false;
   bool json = false;
 };
-
-// --rf N (SimpleStrategy) or --dc-rf DC=N,... (NetworkTopologyStrategy;
-// replication_from_factors refuses every factor 0). A data centre given twice
-// is refused, not overwritten.
-constexpr std::uint32_t max_dc_rf = 100'000;  // as --rf
-
-schemes::cassandra_replication replication_from(const config_source& o) {
-  if (o.dc_rf.empty()) return schemes::cassandra_replication::simple(o.rf);
-  std::map<std::string, std::uint32_t> per_dc;
-  for (const std::string_view item : split_list(o.dc_rf)) {
-    const std::size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0) {
-      throw usage_error(
-          fmt::format("--dc-rf '{}' is not DC=N; write e.g. --dc-rf dc1=3,dc2=2", printable(item)));
-    }
-    const std::string dc(item.substr(0, eq));
-    const std::uint32_t rf = parse_number(
-        item.substr(eq + 1), fmt::format("--dc-rf '{}'", printable(item)),
-        between<std::uint32_t>(0, max_dc_rf),
-        "give each data centre a replication factor from 0 (no replica there) to 100000, "
-        "e.g. --dc-rf dc1=3,dc2=2");
-    if (!per_dc.emplace(dc, rf).second) {
-      throw usage_error(fmt::format(
-          "--dc-rf names data centre '{}' twice; give each data centre once", printable(dc)));
-    }
-  }
-  return schemes::replication_from_factors(std::move(per_dc),
-                                           fmt::format("--dc-rf '{}'", printable(o.dc_rf)));
-}
 
 void run_import(const import_options& o) {
   const std::unique_ptr<placement> p = import_config(o.source);
@@ -90,7 +60,10 @@ std::unique_ptr<placement> import_config(const config_source& o) {
   if (o.system == "haproxy") options.section = o.backend;
   if (o.system == "twemproxy") options.section = o.pool;
   if (o.system == "envoy") options.section = o.cluster;
-  if (o.system == "cassandra") options.replication = replication_from(o);
+  if (o.system == "cassandra") {
+    options.replication = o.dc_rf.empty() ? schemes::cassandra_replication::simple(o.rf)
+                                          : schemes::parse_datacenter_factors(o.dc_rf, "--dc-rf");
+  }
   schemes::imported_config r = schemes::import_config_file(o.system, o.file, options);
   for (const std::string& note : r.notes) fmt::print(stderr, "ringbloom: note: {}\n", note);
   return std::move(r.scheme);

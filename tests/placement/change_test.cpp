@@ -265,6 +265,31 @@ TEST(ImportConfig, EveryRefusalSaysWhatToDo) {
   EXPECT_EQ(schemes::config_systems().size(), 6u);
 }
 
+TEST(ConfigImport, DatacenterFactorsAreParsedOnceForEveryFrontEnd) {
+  const auto r = schemes::parse_datacenter_factors("dc1=3, dc2=0", "--dc-rf");
+  EXPECT_TRUE(r.network_topology);
+  EXPECT_EQ(r.per_datacenter, (std::map<std::string, std::uint32_t>{{"dc1", 3}, {"dc2", 0}}));
+  EXPECT_EQ(schemes::parse_datacenter_factors("dc1=100000", "--dc-rf").per_datacenter.at("dc1"),
+            100000u);
+  const auto message = [](const char* text) {
+    return error_of([&] { (void)schemes::parse_datacenter_factors(text, "--dc-rf"); });
+  };
+  EXPECT_EQ(message("dc1"), "--dc-rf 'dc1' is not DC=N; write e.g. --dc-rf dc1=3,dc2=2");
+  EXPECT_EQ(message("=3"), "--dc-rf '=3' is not DC=N; write e.g. --dc-rf dc1=3,dc2=2");
+  EXPECT_EQ(message("dc1=-1"),
+            "--dc-rf 'dc1=-1' must be an integer from 0 to 100000, got '-1'; give each data "
+            "centre a replication factor from 0 (no replica there) to 100000, e.g. --dc-rf "
+            "dc1=3,dc2=2");
+  EXPECT_THAT(message("dc1=100001"), StartsWith("--dc-rf 'dc1=100001' must be an integer"));
+  EXPECT_THAT(message("dc1=99999999999"), HasSubstr("got '99999999999'"));
+  EXPECT_THAT(message("dc1=3x"), HasSubstr("got '3x'"));
+  EXPECT_EQ(message("dc1=3,dc1=2"),
+            "--dc-rf names data centre 'dc1' twice; give each data centre once");
+  EXPECT_THAT(message("dc1=0,dc2=0"),
+              StartsWith("--dc-rf 'dc1=0,dc2=0' gives every data centre replication factor 0"));
+  EXPECT_THROW((void)schemes::parse_datacenter_factors("x", "--dc-rf"), std::invalid_argument);
+}
+
 // ------------------------------------------------------------ open_placement
 
 TEST(OpenPlacement, ANativeRingOrASystemScheme) {

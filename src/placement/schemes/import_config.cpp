@@ -3,13 +3,16 @@
 #include <fmt/core.h>
 
 #include <array>
+#include <charconv>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/placement/node_list.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
 #include "ringbloom/placement/topology.hpp"
 
@@ -119,6 +122,34 @@ cassandra_replication replication_from_factors(std::map<std::string, std::uint32
         what));
   }
   return cassandra_replication::network(std::move(per_datacenter));
+}
+
+cassandra_replication parse_datacenter_factors(std::string_view text, std::string_view what) {
+  std::map<std::string, std::uint32_t> per_dc;
+  for (const std::string_view item : split_list(text)) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      throw std::invalid_argument(fmt::format("{} '{}' is not DC=N; write e.g. {} dc1=3,dc2=2",
+                                              what, printable(item), what));
+    }
+    const std::string dc(item.substr(0, eq));
+    const std::string_view number = item.substr(eq + 1);
+    std::uint32_t rf = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), rf);
+    if (number.empty() || ec != std::errc{} || end != number.data() + number.size() ||
+        rf > max_replication_factor) {
+      throw std::invalid_argument(
+          fmt::format("{} '{}' must be an integer from 0 to {}, got '{}'; give each data centre a "
+                      "replication factor from 0 (no replica there) to {}, e.g. {} dc1=3,dc2=2",
+                      what, printable(item), max_replication_factor, printable(number, 40),
+                      max_replication_factor, what));
+    }
+    if (!per_dc.emplace(dc, rf).second) {
+      throw std::invalid_argument(fmt::format(
+          "{} names data centre '{}' twice; give each data centre once", what, printable(dc)));
+    }
+  }
+  return replication_from_factors(std::move(per_dc), fmt::format("{} '{}'", what, printable(text)));
 }
 
 imported_config import_config(std::string_view system, std::string_view text,

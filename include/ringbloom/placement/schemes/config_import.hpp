@@ -185,6 +185,20 @@ inline constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
 [[nodiscard]] cassandra_replication replication_from_factors(
     std::map<std::string, std::uint32_t> per_datacenter, std::string_view what);
 
+/// The largest replication factor parse_datacenter_factors takes.
+inline constexpr std::uint32_t max_replication_factor = 100'000;
+
+/// NetworkTopologyStrategy factors written as text, "DC=N,..." (`ring
+/// import cassandra --dc-rf dc1=3,dc2=2`): each data centre once, each N from
+/// 0 (no replica there) to max_replication_factor, not every one 0
+/// (replication_from_factors). `what` names the text's option in messages
+/// ("--dc-rf"). Throws std::invalid_argument, e.g. "--dc-rf 'dc1=x' must be
+/// an integer from 0 to 100000, got 'x'; give each data centre ...".
+///
+///   parse_datacenter_factors("dc1=3,dc2=0", "--dc-rf").per_datacenter.at("dc1") == 3
+[[nodiscard]] cassandra_replication parse_datacenter_factors(std::string_view text,
+                                                             std::string_view what);
+
 /// What import_config reads besides the text.
 struct config_options {
   /// The section: nginx's upstream and HAProxy's backend (both required),
