@@ -46,49 +46,25 @@ std::unique_ptr<placement> from_nodes(const std::string& scheme,
   }
 }
 
-/// Keys from `keys`: a count of generated keys (key_format) or a file.
-struct key_source {
-  std::vector<std::string> from_file;
-  std::uint64_t count = 0;
-  std::string format;
-  bool is_file = false;
-
-  [[nodiscard]] std::uint64_t size() const { return is_file ? from_file.size() : count; }
-  template <class F>
-  void each(F&& f) const {
-    if (is_file) {
-      for (const std::string& k : from_file) f(std::string_view(k));
-      return;
-    }
-    key_pattern make_key(format);
-    for (std::uint64_t i = 0; i < count; ++i) f(std::string_view(make_key(i)));
-  }
-};
-
-/// The most keys a count may ask for (as `ring diff` for native rings), and
-/// the largest keys file.
+/// The most keys a count may ask for (as `ring diff` for native rings).
 constexpr std::uint64_t max_scheme_keys = 100'000'000;
-constexpr std::uint64_t max_keys_file_bytes = std::uint64_t{1} << 30;
 
+/// --keys: a count of keys of `format` (default `default_count`) or a file.
 key_source make_keys(const std::string& keys, const std::string& format,
                      std::uint64_t default_count) {
-  key_source src;
-  src.format = key_pattern(format).format();  // refuses a format without "{}"
-  if (keys.empty()) {
-    src.count = default_count;
-  } else if (keys.find_first_not_of("+-0123456789") == std::string::npos) {
-    // A count, read as `ring diff` reads it for native rings (no wrap-around).
-    src.count =
-        parse_number<std::uint64_t>(keys, "--keys", between<std::uint64_t>(1, max_scheme_keys));
-  } else {
-    src.is_file = true;
+  key_pattern pattern(format);  // refuses a format without "{}"
+  if (!keys.empty() && keys.find_first_not_of("+-0123456789") != std::string::npos) {
     try {
-      src.from_file = io::read_lines(keys, max_keys_file_bytes, "--keys " + keys);
+      return key_source::read_file(keys);
     } catch (const io::memory_error& e) {
       throw usage_error(e.what());  // the size the user asked for, as other options' (exit 2)
     }
   }
-  return src;
+  // A count, read as `ring diff` reads it for native rings (no wrap-around).
+  return {std::move(pattern),
+          keys.empty() ? default_count
+                       : parse_number<std::uint64_t>(keys, "--keys",
+                                                     between<std::uint64_t>(1, max_scheme_keys))};
 }
 
 }  // namespace
@@ -134,12 +110,8 @@ void print_scheme_diff(const placement& before, const placement& after, const st
                      "compare two topologies of one system");
   }
   const key_source src = make_keys(keys, key_format, 100000);
-  change_tally tally(before, after);
-  if (src.is_file) tally.record_moved_keys();
-  src.each([&](std::string_view key) { tally.add(key); });
-  const change_measure m = tally.result();
-  const std::string keys_label =
-      src.is_file ? keys : fmt::format("{} keys {}", src.count, src.format);
+  const change_measure m = measure_change(before, after, src);
+  const std::string keys_label = src.label();
   if (as_json) {
     json doc;
     doc["scheme"] = std::string(before.kind_name());
@@ -149,13 +121,13 @@ void print_scheme_diff(const placement& before, const placement& after, const st
     doc["moved_fraction"] = m.moved_fraction();
     if (m.slots_moved) {
       doc["slots_moved"] = *m.slots_moved;
-      doc["slots_moved_fraction"] = *m.slots_moved / 16384.0;
+      doc["slots_moved_fraction"] = *m.slots_moved_fraction();
     }
     json flow_doc = json::array();
     for (const auto& [pair, count] : m.flows)
       flow_doc.push_back({{"from", pair.first}, {"to", pair.second}, {"keys", count}});
     doc["flows"] = std::move(flow_doc);
-    if (src.is_file) {
+    if (src.is_list()) {
       json list = json::array();
       for (const auto& k : m.moved_keys)
         list.push_back({{"key", k.key}, {"from", k.from}, {"to", k.to}});
@@ -168,7 +140,7 @@ void print_scheme_diff(const placement& before, const placement& after, const st
              keys_label, percent(m.moved_fraction()));
   if (m.slots_moved)
     fmt::print("{} of 16384 slots change master ({})\n", *m.slots_moved,
-               percent(*m.slots_moved / 16384.0));
+               percent(*m.slots_moved_fraction()));
   for (const auto& [pair, count] : m.flows) {
     fmt::print("  {} -> {}: {} keys ({})\n", pair.first, pair.second, count,
                percent(static_cast<double>(count) / static_cast<double>(src.size())));

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
+#include "ringbloom/io/line_reader.hpp"
 #include "ringbloom/placement/schemes/redis_cluster.hpp"
 #include "ringbloom/placement/strategies.hpp"
 
@@ -130,6 +132,42 @@ change_measure measure_change(const placement& before, const placement& after,
                               std::span<const placement_node> after_nodes) {
   change_tally tally(before, after, before_nodes, after_nodes);
   for (const std::string& key : keys) tally.add(key);
+  return tally.result();
+}
+
+std::optional<double> change_measure::slots_moved_fraction() const noexcept {
+  if (!slots_moved) return std::nullopt;
+  return static_cast<double>(*slots_moved) / schemes::redis_slot_count;
+}
+
+key_source::key_source(key_pattern pattern, std::uint64_t count)
+    : pattern_(std::move(pattern)), count_(count) {}
+
+key_source key_source::read_file(const std::string& path) {
+  key_source keys;
+  keys.list_ = io::read_lines(path, max_file_bytes, "--keys " + path);
+  keys.file_ = path;
+  return keys;
+}
+
+std::string key_source::label() const {
+  return is_list() ? file_ : fmt::format("{} keys {}", count_, pattern_.format());
+}
+
+void key_source::for_each(const std::function<void(std::string_view)>& fn) const {
+  if (is_list()) {
+    for (const std::string& key : list_) fn(key);
+    return;
+  }
+  key_pattern make_key = pattern_;
+  for (std::uint64_t i = 0; i < count_; ++i) fn(make_key(i));
+}
+
+change_measure measure_change(const placement& before, const placement& after,
+                              const key_source& keys) {
+  change_tally tally(before, after);
+  if (keys.is_list()) tally.record_moved_keys();
+  keys.for_each([&](std::string_view key) { tally.add(key); });
   return tally.result();
 }
 

@@ -265,6 +265,56 @@ TEST(ImportConfig, EveryRefusalSaysWhatToDo) {
   EXPECT_EQ(schemes::config_systems().size(), 6u);
 }
 
+TEST(KeySource, NumberedKeysOrAFilesLines) {
+  const key_source numbered(key_pattern("user:{}"), 3);
+  EXPECT_FALSE(numbered.is_list());
+  EXPECT_EQ(numbered.size(), 3u);
+  EXPECT_EQ(numbered.label(), "3 keys user:{}");
+  std::vector<std::string> seen;
+  numbered.for_each([&](std::string_view k) { seen.emplace_back(k); });
+  EXPECT_EQ(seen, (std::vector<std::string>{"user:0", "user:1", "user:2"}));
+
+  test::temp_dir dir;
+  const std::string path = dir.file("keys.txt");
+  std::ofstream(path) << "a\r\n\nb\nc\n";
+  const key_source listed = key_source::read_file(path);
+  EXPECT_TRUE(listed.is_list());
+  EXPECT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed.label(), path);
+  seen.clear();
+  listed.for_each([&](std::string_view k) { seen.emplace_back(k); });
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_THROW((void)key_source::read_file(dir.file("missing.txt")), io_error);
+}
+
+TEST(KeySource, AListsMovedKeysAreKeptAndSlotsCounted) {
+  const auto before = schemes::make_scheme_placement("redis-cluster", parse_node_list("a,b"));
+  const auto after = schemes::make_scheme_placement("redis-cluster", parse_node_list("a,b,c"));
+  test::temp_dir dir;
+  const std::string path = dir.file("keys.txt");
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 200; ++i) out << "key-" << i << "\n";
+  }
+  const change_measure listed = measure_change(*before, *after, key_source::read_file(path));
+  const change_measure numbered =
+      measure_change(*before, *after, key_source(key_pattern("key-{}"), 200));
+  EXPECT_EQ(listed.moved, numbered.moved);
+  EXPECT_GT(listed.moved, 0u);
+  EXPECT_EQ(listed.moved_keys.size(), listed.moved);
+  EXPECT_TRUE(numbered.moved_keys.empty());
+  for (const moved_key& k : listed.moved_keys) {
+    EXPECT_EQ(before->node_for(k.key), k.from);
+    EXPECT_EQ(after->node_for(k.key), k.to);
+  }
+  ASSERT_TRUE(listed.slots_moved.has_value());
+  EXPECT_DOUBLE_EQ(*listed.slots_moved_fraction(), *listed.slots_moved / 16384.0);
+  const auto ring = schemes::make_scheme_placement("nginx", parse_node_list("a,b"));
+  EXPECT_FALSE(measure_change(*ring, *ring, key_source(key_pattern("k{}"), 10))
+                   .slots_moved_fraction()
+                   .has_value());
+}
+
 TEST(ConfigImport, DatacenterFactorsAreParsedOnceForEveryFrontEnd) {
   const auto r = schemes::parse_datacenter_factors("dc1=3, dc2=0", "--dc-rf");
   EXPECT_TRUE(r.network_topology);

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -67,6 +68,37 @@ class key_pattern {
  private:
   std::string format_;
   std::string key_;
+};
+
+/// The keys a change is measured over: `count` numbered keys of a pattern,
+/// or a list (the lines of a keys file, `ring diff --keys FILE`), whose
+/// moved keys measure_change keeps (change_measure::moved_keys).
+///
+///   key_source keys = key_source::read_file("keys.txt");   // or key_source(key_pattern("key-{}"),
+///   100000) change_measure m = measure_change(*before, *after, keys);
+class key_source {
+ public:
+  /// The largest keys file read_file reads: 1 GiB.
+  static constexpr std::uint64_t max_file_bytes = std::uint64_t{1} << 30;
+
+  key_source(key_pattern pattern, std::uint64_t count);
+  /// The non-empty lines of `path` (io::read_lines with max_file_bytes and
+  /// its refusals; messages name "--keys PATH").
+  [[nodiscard]] static key_source read_file(const std::string& path);
+
+  [[nodiscard]] std::uint64_t size() const noexcept { return is_list() ? list_.size() : count_; }
+  [[nodiscard]] bool is_list() const noexcept { return !file_.empty(); }
+  /// What the keys are, for people: the file's name, or "100000 keys key-{}".
+  [[nodiscard]] std::string label() const;
+  /// Calls `fn` with each key in order.
+  void for_each(const std::function<void(std::string_view)>& fn) const;
+
+ private:
+  key_source() = default;
+  key_pattern pattern_{"{}"};
+  std::uint64_t count_ = 0;
+  std::string file_;
+  std::vector<std::string> list_;
 };
 
 /// One key whose owner changed, and its owners' names before and after.
@@ -102,6 +134,9 @@ struct change_measure {
   /// change_tally told to record_moved_keys() (it holds them; empty otherwise).
   std::vector<moved_key> moved_keys;
 
+  /// slots_moved over the 16384 slots, when both sides are Redis Cluster
+  /// placements.
+  [[nodiscard]] std::optional<double> slots_moved_fraction() const noexcept;
   /// moved / keys (0 without keys).
   [[nodiscard]] double moved_fraction() const noexcept {
     return keys == 0 ? 0.0 : static_cast<double>(moved) / static_cast<double>(keys);
@@ -172,6 +207,11 @@ class change_tally {
                                             std::span<const std::string> keys,
                                             std::span<const placement_node> before_nodes = {},
                                             std::span<const placement_node> after_nodes = {});
+
+/// The same over a key_source; a list's moved keys are kept
+/// (change_tally::record_moved_keys).
+[[nodiscard]] change_measure measure_change(const placement& before, const placement& after,
+                                            const key_source& keys);
 
 /// The fraction of the hash space whose owner changes from ring `before` to
 /// ring `after` (the topology files `ring add` and `ring remove` change):
