@@ -957,25 +957,13 @@ windowed_bloom_filter make_windowed(const window_options& w, const CLI::Option* 
         "--capacity");
   }
   const std::uint64_t n = by_time ? capacity : w.items;
-  const std::uint64_t bytes =
-      windowed_math::size_for(n, fpr).superblocks * windowed_math::superblock_bits / 8;
+  const std::uint64_t bytes = windowed_memory_bytes(n, fpr);
   require_memory(2 * bytes,
                  fmt::format("a windowed filter of {} for {} items per window at rate {}",
                              io::format_bytes(bytes), n, fpr),
                  "lower --capacity (or --window-items) or raise --fpr");
   return by_time ? windowed_bloom_filter::for_time(w.seconds, n, fpr, seed)
                  : windowed_bloom_filter::for_count(n, fpr, seed);
-}
-
-/// The window in words: "3600 s (items are forgotten 3600 to 4800 s after
-/// they were added)".
-std::string describe_window(const windowed_bloom_filter& f) {
-  if (f.kind() == window_kind::time) {
-    return fmt::format("{:g} s (items are forgotten {:g} to {:g} s after they were added)",
-                       f.window(), f.window(), f.window() * (1 + windowed_math::slack));
-  }
-  return fmt::format("the last {} insertions (items are forgotten after {} to {} more)",
-                     f.capacity(), f.capacity(), windowed_math::generations * f.generation_items());
 }
 
 /// --at given for a count window, which counts insertions and has no time.
@@ -987,17 +975,11 @@ void refuse_count_at(const windowed_bloom_filter& f, const CLI::Option* at_opt,
       f.capacity()));
 }
 
-json windowed_json(const std::string& file, const windowed_bloom_filter& f) {
-  return json{{"file", file},
-              {"kind", "windowed"},
-              {"window_kind", f.kind() == window_kind::time ? "time" : "count"},
-              {"window", f.window()},
-              {"capacity", f.capacity()},
-              {"fpr", f.target_fpr()},
-              {"hashes", f.hashes()},
-              {"hash", "xxh3"},
-              {"seed", f.seed()},
-              {"memory_bytes", f.memory_bytes()}};
+/// {"file", "kind": "windowed"} and the library's fields of `d`.
+json windowed_json(const std::string& file, const filter_description& d) {
+  json doc{{"file", file}, {"kind", "windowed"}};
+  for (const auto& field : d.fields) doc[std::string(field.name)] = detail_json(field.value);
+  return doc;
 }
 
 void run_create_windowed(const create_options& o) {
@@ -1021,7 +1003,7 @@ void run_create_windowed(const create_options& o) {
   refuse_existing(o);
   save_windowed(o.file, f);
   if (o.json) {
-    json doc = windowed_json(o.file, f);
+    json doc = windowed_json(o.file, windowed_settings(f));
     doc["file_bytes"] = std::filesystem::file_size(o.file);
     print_json(doc);
     return;
@@ -1081,42 +1063,17 @@ void run_info_windowed(const info_options& o) {
   // Before the filter's latest time the clock would read a window the file
   // has already moved past: report at the later of the two.
   const double at = o.at_opt->count() > 0 ? o.at : std::max(unix_now(), f.latest_time());
-  const double rate = f.expected_fpr(at);
-  const std::uint32_t overfull = f.overfull_generations(at);
+  const filter_description d = describe_windowed(f, at);
   std::error_code ec;
-  json doc = windowed_json(o.file, f);
-  doc.update(json{{"generations", windowed_math::generations},
-                  {"generation_items", f.generation_items()},
-                  {"bits", f.bits()},
-                  {"items_added", f.items_added()},
-                  {"items_in_window", f.items_in_window(at)},
-                  {"latest_time", f.latest_time()},
-                  {"at", at},
-                  {"expected_fpr", rate},
-                  {"overfull_generations", overfull},
-                  {"size_on_disk", fs::file_size(o.file, ec)}});
-  if (o.json) return print_json(doc);
-  const auto row = [](std::string_view label, const std::string& value) {
-    fmt::print("{:<16}{}\n", label, value);
-  };
-  row("file", o.file);
-  row("kind", f.kind() == window_kind::time ? "windowed, by time" : "windowed, by count");
-  row("window", describe_window(f));
-  row("capacity",
-      fmt::format("{} items per window; 4 generations of {}", f.capacity(), f.generation_items()));
-  row("bits", fmt::format("{} ({:.2f} per window item), k = {}, xxh3 seed {}", f.bits(),
-                          static_cast<double>(f.bits()) / static_cast<double>(f.capacity()),
-                          f.hashes(), f.seed()));
-  row("items", fmt::format("{} in the window at {:.3f} ({} added, the latest at {:.3f})",
-                           doc["items_in_window"].get<std::uint64_t>(), at, f.items_added(),
-                           f.latest_time()));
-  row("expected fpr", fmt::format("{:.4g} (target {:g}){}", rate, f.target_fpr(),
-                                  overfull == 0 ? ""
-                                                : fmt::format("; {} overfull generation{}: above "
-                                                              "target until they expire",
-                                                              overfull, overfull == 1 ? "" : "s")));
-  row("memory", fmt::format("{}, {} bytes on disk", human_bytes(f.memory_bytes()),
-                            doc["size_on_disk"].get<std::uint64_t>()));
+  const std::uint64_t disk = fs::file_size(o.file, ec);
+  if (o.json) {
+    json doc = windowed_json(o.file, d);
+    doc["size_on_disk"] = disk;
+    return print_json(doc);
+  }
+  fmt::print("{:<16}{}\n", "file", o.file);
+  for (const auto& r : d.rows) fmt::print("{:<16}{}\n", r.label, r.text);
+  fmt::print("{:<16}{}, {} bytes on disk\n", "memory", human_bytes(f.memory_bytes()), disk);
 }
 
 // --- dedup ----------------------------------------------------------------------

@@ -293,7 +293,7 @@ the clock. Count windows take no time.
           "Live generations holding more than their share of items (a burst).")
       .def_property_readonly(
           "window_kind",
-          [](const windowed& s) { return s.value.kind() == window_kind::time ? "time" : "count"; })
+          [](const windowed& s) { return std::string(window_kind_name(s.value.kind())); })
       .def_property_readonly("window", [](const windowed& s) { return s.value.window(); })
       .def_property_readonly("capacity", [](const windowed& s) { return s.value.capacity(); })
       .def_property_readonly("target_fpr", [](const windowed& s) { return s.value.target_fpr(); })

@@ -2,6 +2,7 @@
 #include "ringbloom/filter/windowed_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <array>
@@ -92,6 +93,71 @@ std::uint64_t windowed_add_stream::checkpoint() {
     return 0;
   }
   return stream_.checkpoint();
+}
+
+std::string_view window_kind_name(window_kind kind) noexcept {
+  return kind == window_kind::time ? "time" : "count";
+}
+
+std::string describe_window(const windowed_bloom_filter& f) {
+  if (f.kind() == window_kind::time) {
+    return fmt::format("{:g} s (items are forgotten {:g} to {:g} s after they were added)",
+                       f.window(), f.window(), f.window() * (1 + windowed_math::slack));
+  }
+  return fmt::format("the last {} insertions (items are forgotten after {} to {} more)",
+                     f.capacity(), f.capacity(), windowed_math::generations * f.generation_items());
+}
+
+std::uint64_t windowed_memory_bytes(std::uint64_t window_items, double p) {
+  return windowed_math::size_for(window_items, p).superblocks * windowed_math::superblock_bits / 8;
+}
+
+filter_description windowed_settings(const windowed_bloom_filter& f) {
+  filter_description d;
+  d.fields = {{"window_kind", std::string(window_kind_name(f.kind()))},
+              {"window", f.window()},
+              {"capacity", f.capacity()},
+              {"fpr", f.target_fpr()},
+              {"hashes", std::uint64_t{f.hashes()}},
+              {"hash", std::string("xxh3")},
+              {"seed", f.seed()},
+              {"memory_bytes", f.memory_bytes()}};
+  return d;
+}
+
+filter_description describe_windowed(const windowed_bloom_filter& f, double at) {
+  filter_description d = windowed_settings(f);
+  const std::uint64_t in_window = f.items_in_window(at);
+  const double rate = f.expected_fpr(at);
+  const std::uint32_t overfull = f.overfull_generations(at);
+  d.fields.insert(d.fields.end(), {{"generations", std::uint64_t{windowed_math::generations}},
+                                   {"generation_items", f.generation_items()},
+                                   {"bits", f.bits()},
+                                   {"items_added", f.items_added()},
+                                   {"items_in_window", in_window},
+                                   {"latest_time", f.latest_time()},
+                                   {"at", at},
+                                   {"expected_fpr", rate},
+                                   {"overfull_generations", std::uint64_t{overfull}}});
+  const auto row = [&](std::string label, std::string text) {
+    d.rows.push_back({std::move(label), std::move(text), false});
+  };
+  row("kind", f.kind() == window_kind::time ? "windowed, by time" : "windowed, by count");
+  row("window", describe_window(f));
+  row("capacity", fmt::format("{} items per window; {} generations of {}", f.capacity(),
+                              windowed_math::generations, f.generation_items()));
+  row("bits", fmt::format("{} ({:.2f} per window item), k = {}, xxh3 seed {}", f.bits(),
+                          static_cast<double>(f.bits()) / static_cast<double>(f.capacity()),
+                          f.hashes(), f.seed()));
+  row("items", fmt::format("{} in the window at {:.3f} ({} added, the latest at {:.3f})", in_window,
+                           at, f.items_added(), f.latest_time()));
+  row("expected fpr",
+      fmt::format("{:.4g} (target {:g}){}", rate, f.target_fpr(),
+                  overfull == 0 ? ""
+                                : fmt::format("; {} overfull generation{}: above target until "
+                                              "they expire",
+                                              overfull, overfull == 1 ? "" : "s")));
+  return d;
 }
 
 }  // namespace ringbloom

@@ -269,5 +269,58 @@ TEST(WindowedDedup, WholeLinesInOrderAgainstAnExactSet) {
   EXPECT_EQ(dedup.lines_read(), 20000u);
 }
 
+// ------------------------------------------------------------ describe
+
+const filter_description::field* field_of(const filter_description& d, std::string_view name) {
+  for (const auto& f : d.fields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+TEST(WindowedDescribe, SettingsAndStateAsFieldsAndRows) {
+  windowed_bloom_filter f = windowed_bloom_filter::for_time(3600, 1000, 0.01, 7);
+  for (int i = 0; i < 100; ++i) f.add("k" + std::to_string(i), 100.0);
+  EXPECT_EQ(window_kind_name(f.kind()), "time");
+  EXPECT_EQ(describe_window(f),
+            "3600 s (items are forgotten 3600 to 4800 s after they were added)");
+  EXPECT_EQ(windowed_memory_bytes(1000, 0.01), f.memory_bytes());
+
+  const filter_description settings = windowed_settings(f);
+  ASSERT_EQ(settings.fields.size(), 8u);
+  EXPECT_TRUE(settings.rows.empty());
+  EXPECT_EQ(std::get<std::string>(field_of(settings, "window_kind")->value), "time");
+  EXPECT_EQ(std::get<std::string>(field_of(settings, "hash")->value), "xxh3");
+  EXPECT_EQ(std::get<std::uint64_t>(field_of(settings, "seed")->value), 7u);
+  EXPECT_EQ(std::get<double>(field_of(settings, "fpr")->value), 0.01);
+
+  const filter_description d = describe_windowed(f, 200.0);
+  ASSERT_EQ(d.fields.size(), 17u);
+  EXPECT_EQ(d.fields[8].name, "generations");
+  EXPECT_EQ(std::get<std::uint64_t>(field_of(d, "items_in_window")->value),
+            f.items_in_window(200.0));
+  EXPECT_EQ(std::get<double>(field_of(d, "at")->value), 200.0);
+  EXPECT_EQ(std::get<double>(field_of(d, "expected_fpr")->value), f.expected_fpr(200.0));
+  std::vector<std::string> labels;
+  for (const auto& r : d.rows) labels.push_back(r.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"kind", "window", "capacity", "bits", "items",
+                                              "expected fpr"}));
+  EXPECT_EQ(d.rows[0].text, "windowed, by time");
+  EXPECT_EQ(d.rows[2].text, "1000 items per window; 4 generations of 334");
+  EXPECT_THAT(d.rows[4].text, HasSubstr("in the window at 200.000 (100 added"));
+}
+
+TEST(WindowedDescribe, CountWindowsAndOverfullGenerations) {
+  windowed_bloom_filter f = windowed_bloom_filter::for_count(1000, 0.01);
+  EXPECT_EQ(window_kind_name(f.kind()), "count");
+  EXPECT_EQ(describe_window(f),
+            "the last 1000 insertions (items are forgotten after 1000 to 1336 more)");
+  windowed_bloom_filter t = windowed_bloom_filter::for_time(60, 10, 0.01);
+  for (int i = 0; i < 40; ++i) t.add("k" + std::to_string(i), 1.0);  // a burst in one generation
+  const filter_description d = describe_windowed(t, 1.0);
+  ASSERT_GT(t.overfull_generations(1.0), 0u);
+  EXPECT_THAT(d.rows.back().text, HasSubstr("overfull generation"));
+}
+
 }  // namespace
 }  // namespace ringbloom

@@ -87,10 +87,11 @@ struct filter_layer_detail {
   std::uint64_t capacity = 0;  ///< the items the layer was made for
 };
 
-/// The value of one named detail: a flag, a count, a number or a list of
-/// layers.
+/// The value of one named detail: a flag, a count, a number, a list of
+/// layers or a name (write std::string("...") for a name: a string literal
+/// would convert to bool).
 using filter_detail_value =
-    std::variant<bool, std::uint64_t, double, std::vector<filter_layer_detail>>;
+    std::variant<bool, std::uint64_t, double, std::vector<filter_layer_detail>, std::string>;
 
 /// What a filter says about itself beyond filter_stats, the facts only some
 /// kinds have (a counting filter's saturated counters, a static filter's

@@ -57,10 +57,43 @@
 #include <string>
 #include <string_view>
 
+#include "ringbloom/filter/filter_kinds.hpp"
 #include "ringbloom/filter/windowed_bloom.hpp"
 #include "ringbloom/io/checkpoint.hpp"
 
 namespace ringbloom {
+
+// --- what a windowed filter says about itself -------------------------------------
+// For `bloom create|info` on a windowed file and Python, in the shape of
+// any_filter::describe() (filter_kinds.hpp): named fields for machines, rows
+// for people, so front ends print them without knowing the window's math.
+
+/// "time" or "count".
+[[nodiscard]] std::string_view window_kind_name(window_kind kind) noexcept;
+
+/// The window in words: "3600 s (items are forgotten 3600 to 4800 s after
+/// they were added)" or "the last 1000 insertions (items are forgotten after
+/// 1000 to 1336 more)".
+[[nodiscard]] std::string describe_window(const windowed_bloom_filter& f);
+
+/// The bytes of the words of a windowed filter for `window_items` at rate
+/// `p`, before it is made (windowed_math::size_for; throws as it does).
+[[nodiscard]] std::uint64_t windowed_memory_bytes(std::uint64_t window_items, double p);
+
+/// The filter's settings as fields: window_kind ("time" or "count"),
+/// window, capacity, fpr (the target), hashes, hash ("xxh3"), seed,
+/// memory_bytes. No rows.
+[[nodiscard]] filter_description windowed_settings(const windowed_bloom_filter& f);
+
+/// The settings, then its state at time `at` (seconds; ignored by count
+/// windows): generations, generation_items, bits, items_added,
+/// items_in_window, latest_time, at, expected_fpr, overfull_generations;
+/// and rows for people: kind, window, capacity, bits, items, expected fpr
+/// (with the overfull generations, if any).
+///
+///   for (const auto& r : ringbloom::describe_windowed(f, now).rows)
+///     std::printf("%-16s%s\n", r.label.c_str(), r.text.c_str());
+[[nodiscard]] filter_description describe_windowed(const windowed_bloom_filter& f, double at);
 
 /// Whether the bytes start with the windowed filter file's magic
 /// "\x89RBW\r\n\x1a\n" (nothing else is checked).
