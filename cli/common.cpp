@@ -147,6 +147,20 @@ void set_example(CLI::App& command, std::string_view example) {
   command.footer("Example:\n  " + std::string(example));
 }
 
+std::pair<CLI::App*, std::shared_ptr<file_items>> add_file_command(CLI::App& family,
+                                                                   const std::string& name,
+                                                                   const std::string& description,
+                                                                   const file_items_help& help,
+                                                                   std::string_view example) {
+  auto o = std::make_shared<file_items>();
+  auto* cmd = family.add_subcommand(name, description);
+  cmd->add_option("file", o->file, help.file)->required();
+  if (!help.items.empty()) cmd->add_option("items", o->items, help.items);
+  cmd->add_flag("--json", o->json, help.json);
+  set_example(*cmd, example);
+  return {cmd, std::move(o)};
+}
+
 std::uint64_t in_batches(const std::vector<std::string>& args,
                          const std::function<void(const std::vector<std::string>&)>& apply,
                          std::size_t batch) {

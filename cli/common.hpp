@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -243,5 +244,34 @@ void require_memory(std::uint64_t bytes, std::string_view what, std::string_view
 
 /// Adds the usual help footer ("Example:\n  <example>") to a command.
 void set_example(CLI::App& command, std::string_view example);
+
+/// What a command on one file was given: FILE, its items (ITEM..., or
+/// standard input when none) and --json.
+struct file_items {
+  std::string file;
+  std::vector<std::string> items;
+  bool json = false;
+};
+
+/// The help texts of add_file_command's options; `items` empty: the
+/// command takes no items.
+struct file_items_help {
+  std::string file;
+  std::string items = "Items; when none are given, read stdin";
+  std::string json = "Print the result as JSON";
+};
+
+/// Adds the command `name` to `family` with a required FILE, ITEM... and
+/// --json, and its example; returns it with the options it fills, which
+/// the command's callback keeps alive:
+///
+///   auto [cmd, o] = add_file_command(cuckoo, "check", "Print item<TAB>maybe|no",
+///                                    {"The cuckoo filter file"}, "ringbloom cuckoo check f.cf x");
+///   cmd->callback([o = o] { ... o->file, o->items, o->json ... });
+std::pair<CLI::App*, std::shared_ptr<file_items>> add_file_command(CLI::App& family,
+                                                                   const std::string& name,
+                                                                   const std::string& description,
+                                                                   const file_items_help& help,
+                                                                   std::string_view example);
 
 }  // namespace ringbloom::cli

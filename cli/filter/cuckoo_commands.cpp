@@ -101,18 +101,10 @@ bool add_or_refuse(cuckoo_filter& f, const std::string& item, const std::string&
 }
 
 void add_add(CLI::App& cuckoo) {
-  struct opts {
-    std::string file;
-    std::vector<std::string> items;
-    bool json = false;
-  };
-  auto o = std::make_shared<opts>();
-  auto* cmd = cuckoo.add_subcommand("add", "Add items (arguments, or one per line from stdin)");
-  cmd->add_option("file", o->file, "The cuckoo filter file to update")->required();
-  cmd->add_option("items", o->items, "Items; when none are given, read stdin");
-  cmd->add_flag("--json", o->json, "Print the result as JSON");
-  set_example(*cmd, "ringbloom cuckoo add sessions.cf s-17 s-18");
-  cmd->callback([o] {
+  auto [cmd, o] = add_file_command(
+      cuckoo, "add", "Add items (arguments, or one per line from stdin)",
+      {"The cuckoo filter file to update"}, "ringbloom cuckoo add sessions.cf s-17 s-18");
+  cmd->callback([o = o] {
     std::uint64_t items = 0;
     with_advice(read_advice, [&] {
       const auto n = in_batches(o->items, [&](const std::vector<std::string>& batch) {
@@ -147,19 +139,11 @@ void add_add(CLI::App& cuckoo) {
 }
 
 void add_check(CLI::App& cuckoo, context& ctx) {
-  struct opts {
-    std::string file;
-    std::vector<std::string> items;
-    bool json = false;
-  };
-  auto o = std::make_shared<opts>();
-  auto* cmd = cuckoo.add_subcommand(
-      "check", "Print item<TAB>maybe|no; exit 1 if any item is definitely absent");
-  cmd->add_option("file", o->file, "The cuckoo filter file")->required();
-  cmd->add_option("items", o->items, "Items; when none are given, read stdin");
-  cmd->add_flag("--json", o->json, "Print one JSON object per item");
-  set_example(*cmd, "ringbloom cuckoo check sessions.cf s-17 s-99");
-  cmd->callback([o, &ctx] {
+  auto [cmd, o] = add_file_command(
+      cuckoo, "check", "Print item<TAB>maybe|no; exit 1 if any item is definitely absent",
+      {.file = "The cuckoo filter file", .json = "Print one JSON object per item"},
+      "ringbloom cuckoo check sessions.cf s-17 s-99");
+  cmd->callback([o = o, &ctx] {
     with_advice(read_advice, [&] {
       const cuckoo_view f = open_cuckoo_mapped(o->file);  // lookups read the mapping in place
       for_each_item(o->items, [&](std::string_view item) {
@@ -176,21 +160,12 @@ void add_check(CLI::App& cuckoo, context& ctx) {
 }
 
 void add_remove(CLI::App& cuckoo, context& ctx) {
-  struct opts {
-    std::string file;
-    std::vector<std::string> items;
-    bool json = false;
-  };
-  auto o = std::make_shared<opts>();
-  auto* cmd = cuckoo.add_subcommand(
-      "remove",
+  auto [cmd, o] = add_file_command(
+      cuckoo, "remove",
       "Remove items that were added (all of a batch or none); exit 1 if one is not there. "
-      "Removing an item never added can remove another item whose fingerprint collides");
-  cmd->add_option("file", o->file, "The cuckoo filter file to update")->required();
-  cmd->add_option("items", o->items, "Items; when none are given, read stdin");
-  cmd->add_flag("--json", o->json, "Print the result as JSON");
-  set_example(*cmd, "ringbloom cuckoo remove sessions.cf s-17");
-  cmd->callback([o, &ctx] {
+      "Removing an item never added can remove another item whose fingerprint collides",
+      {"The cuckoo filter file to update"}, "ringbloom cuckoo remove sessions.cf s-17");
+  cmd->callback([o = o, &ctx] {
     std::uint64_t items = 0;
     std::string missing;
     with_advice(read_advice, [&] {
@@ -226,16 +201,11 @@ void add_remove(CLI::App& cuckoo, context& ctx) {
 }
 
 void add_info(CLI::App& cuckoo) {
-  struct opts {
-    std::string file;
-    bool json = false;
-  };
-  auto o = std::make_shared<opts>();
-  auto* cmd = cuckoo.add_subcommand("info", "Show a cuckoo filter's parameters and load");
-  cmd->add_option("file", o->file, "The cuckoo filter file")->required();
-  cmd->add_flag("--json", o->json, "Print as JSON");
-  set_example(*cmd, "ringbloom cuckoo info sessions.cf");
-  cmd->callback([o] {
+  auto [cmd, o] =
+      add_file_command(cuckoo, "info", "Show a cuckoo filter's parameters and load",
+                       {.file = "The cuckoo filter file", .items = "", .json = "Print as JSON"},
+                       "ringbloom cuckoo info sessions.cf");
+  cmd->callback([o = o] {
     with_advice(read_advice, [&] {
       const cuckoo_view f = open_cuckoo_mapped(o->file);
       if (o->json) return print_json(info_json(o->file, f));

@@ -448,16 +448,11 @@ json info_json(const std::string& file, const any_quantile& q) {
 }
 
 void add_info(CLI::App& area) {
-  struct opts {
-    std::string file;
-    bool json = false;
-  };
-  auto o = std::make_shared<opts>();
-  auto* cmd = area.add_subcommand("info", "A sketch file's kind, parameters and counts");
-  cmd->add_option("file", o->file, "The sketch file")->required();
-  cmd->add_flag("--json", o->json, "Print as JSON");
-  set_example(*cmd, "ringbloom quantile info latency.rbq --json");
-  cmd->callback([o] {
+  auto [cmd, o] =
+      add_file_command(area, "info", "A sketch file's kind, parameters and counts",
+                       {.file = "The sketch file", .items = "", .json = "Print as JSON"},
+                       "ringbloom quantile info latency.rbq --json");
+  cmd->callback([o = o] {
     any_quantile q;
     with_advice(read_advice, [&] { q = load_quantile(o->file); });
     const json doc = info_json(o->file, q);

@@ -86,16 +86,10 @@ template <class View, class ToJson, class Describe>
 void add_info_command(CLI::App& family, const std::string& description,
                       const std::string& file_help, const std::string& example, ToJson to_json,
                       Describe describe) {
-  struct opts {
-    std::string file;
-    bool json = false;
-  };
-  auto o = std::make_shared<opts>();
-  auto* cmd = family.add_subcommand("info", description);
-  cmd->add_option("file", o->file, file_help)->required();
-  cmd->add_flag("--json", o->json, "Print as JSON");
-  set_example(*cmd, example);
-  cmd->callback([o, to_json, describe] {
+  auto [cmd, o] =
+      add_file_command(family, "info", description,
+                       {.file = file_help, .items = "", .json = "Print as JSON"}, example);
+  cmd->callback([o = o, to_json, describe] {
     with_advice("check the file name", [&] {
       const auto view = open_sketch_mapped_as<View>(o->file);
       if (o->json) return print_json(to_json(o->file, view));
@@ -167,20 +161,12 @@ void add_hll(CLI::App& app) {
     });
   }
   {
-    struct opts {
-      std::string file;
-      std::vector<std::string> items;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = hll->add_subcommand("add", "Add items (arguments, or one per line from stdin)");
-    cmd->add_option("file", o->file, "The HyperLogLog file to update")->required();
-    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
-    cmd->add_flag("--json", o->json, "Print the result as JSON");
-    set_example(*cmd,
-                "ringbloom hll add visitors.hll anna bora\n"
-                "  cut -f1 access.log | ringbloom hll add visitors.hll");
-    cmd->callback([o] {
+    auto [cmd, o] =
+        add_file_command(*hll, "add", "Add items (arguments, or one per line from stdin)",
+                         {"The HyperLogLog file to update"},
+                         "ringbloom hll add visitors.hll anna bora\n"
+                         "  cut -f1 access.log | ringbloom hll add visitors.hll");
+    cmd->callback([o = o] {
       std::uint64_t count = 0;
       const auto n = update_in_batches<hyperloglog>(
           "hll", o->file, o->items,
@@ -468,21 +454,12 @@ void add_cms(CLI::App& app) {
     });
   }
   {
-    struct opts {
-      std::string file;
-      std::vector<std::string> items;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = cms->add_subcommand(
-        "incr", "Count items (arguments, or stdin lines 'item' or 'item<TAB>n')");
-    cmd->add_option("file", o->file, "The Count-Min file to update")->required();
-    cmd->add_option("items", o->items, "Items, each counted once; when none, read stdin");
-    cmd->add_flag("--json", o->json, "Print the result as JSON");
-    set_example(*cmd,
-                "ringbloom cms incr hits.cms /index /login\n"
-                "  printf '/index\\t40\\n' | ringbloom cms incr hits.cms");
-    cmd->callback([o] {
+    auto [cmd, o] = add_file_command(
+        *cms, "incr", "Count items (arguments, or stdin lines 'item' or 'item<TAB>n')",
+        {"The Count-Min file to update", "Items, each counted once; when none, read stdin"},
+        "ringbloom cms incr hits.cms /index /login\n"
+        "  printf '/index\\t40\\n' | ringbloom cms incr hits.cms");
+    cmd->callback([o = o] {
       using increments = std::vector<std::pair<std::string_view, std::uint32_t>>;
       std::uint64_t total = 0;
       const auto n = update_in_batches<count_min_sketch>(
@@ -506,18 +483,11 @@ void add_cms(CLI::App& app) {
     });
   }
   {
-    struct opts {
-      std::string file;
-      std::vector<std::string> items;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = cms->add_subcommand("query", "Print item<TAB>estimate (never below the truth)");
-    cmd->add_option("file", o->file, "The Count-Min file")->required();
-    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
-    cmd->add_flag("--json", o->json, "Print one JSON object per item");
-    set_example(*cmd, "ringbloom cms query hits.cms /index /login");
-    cmd->callback([o] {
+    auto [cmd, o] =
+        add_file_command(*cms, "query", "Print item<TAB>estimate (never below the truth)",
+                         {.file = "The Count-Min file", .json = "Print one JSON object per item"},
+                         "ringbloom cms query hits.cms /index /login");
+    cmd->callback([o = o] {
       with_advice("check the file name", [&] {
         const auto c = open_sketch_mapped_as<count_min_view>(o->file);  // read in place
         for_each_item(o->items, [&](std::string_view item) {
@@ -663,19 +633,10 @@ void add_topk(CLI::App& app, context& ctx) {
     });
   }
   {
-    struct opts {
-      std::string file;
-      std::vector<std::string> items;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = topk->add_subcommand(
-        "add", "Add items (arguments, or one per line from stdin); prints items pushed out");
-    cmd->add_option("file", o->file, "The Top-K file to update")->required();
-    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
-    cmd->add_flag("--json", o->json, "Print the result as JSON");
-    set_example(*cmd, "ringbloom topk add urls.topk /index /login /index");
-    cmd->callback([o] {
+    auto [cmd, o] = add_file_command(
+        *topk, "add", "Add items (arguments, or one per line from stdin); prints items pushed out",
+        {"The Top-K file to update"}, "ringbloom topk add urls.topk /index /login /index");
+    cmd->callback([o = o] {
       // update_sketch_file calls `apply` once per batch, and a failed save
       // ends the command, so what a batch pushes out is final.
       std::vector<std::string> expelled;
@@ -723,19 +684,11 @@ void add_topk(CLI::App& app, context& ctx) {
     });
   }
   {
-    struct opts {
-      std::string file;
-      std::vector<std::string> items;
-      bool json = false;
-    };
-    auto o = std::make_shared<opts>();
-    auto* cmd = topk->add_subcommand(
-        "query", "Print item<TAB>yes|no: is it among the leaders? Exit 1 if any is not");
-    cmd->add_option("file", o->file, "The Top-K file")->required();
-    cmd->add_option("items", o->items, "Items; when none are given, read stdin");
-    cmd->add_flag("--json", o->json, "Print one JSON object per item");
-    set_example(*cmd, "ringbloom topk query urls.topk /index /favicon.ico");
-    cmd->callback([o, &ctx] {
+    auto [cmd, o] = add_file_command(
+        *topk, "query", "Print item<TAB>yes|no: is it among the leaders? Exit 1 if any is not",
+        {.file = "The Top-K file", .json = "Print one JSON object per item"},
+        "ringbloom topk query urls.topk /index /favicon.ico");
+    cmd->callback([o = o, &ctx] {
       with_advice("check the file name", [&] {
         const auto t = open_sketch_mapped_as<top_k>(o->file);  // decoded: variable-length heap
         for_each_item(o->items, [&](std::string_view item) {
