@@ -180,43 +180,19 @@ void check_filter_memory(const filter_spec& spec, const std::string& what,
 
 // --- create --kind fuse8|fuse16 --from KEYS ---------------------------------------
 
-/// Peak memory per key while a fuse filter is built from streamed keys: the
-/// key hashes (8), the construction's own arrays (fuse_filter.cpp: a second
-/// hash array 8, slot counters and XORs about 10 per slot at 1.125+ slots
-/// per key, the peel stack 5 and queue up to 4.5, a deduplicated copy 8 after
-/// a failed try) and the file image (2 per slot for fuse16): below 48.
-constexpr std::uint64_t fuse_bytes_per_key = 48;
-
-/// The XXH3-64 hashes (fuse8_filter::key_hash) of the lines of --from, read
-/// line by line: the keys themselves are never held, only 8 bytes each.
-/// Memory is checked (require_memory) before the hash array doubles.
-std::vector<std::uint64_t> read_key_hashes(const create_options& o) {
+/// The key hashes of the lines of --from (read_fuse_key_hashes: the keys are
+/// never held, and memory is checked before the hash array grows).
+std::vector<std::uint64_t> read_key_hashes(const create_options& o, filter_kind kind) {
   line_reader in =
       o.from == "-"
           ? line_reader(0)
           : with_advice("check the --from file name (one key per line), or give - for stdin",
                         [&] { return line_reader::open(o.from, "--from " + o.from); });
-  std::vector<std::uint64_t> hashes;
-  std::string line;
-  while (in.next(line)) {
-    if (hashes.size() == hashes.capacity()) {
-      const std::uint64_t next = std::max<std::uint64_t>(1024, 2 * hashes.size());
-      if (hashes.size() >= std::numeric_limits<std::uint32_t>::max()) {
-        throw usage_error(fmt::format(
-            "--from {} has more than 2^32 keys, the most one fuse filter holds; split the keys "
-            "into several filters",
-            o.from == "-" ? "-" : o.from));
-      }
-      require_memory(next * fuse_bytes_per_key,
-                     fmt::format("--from {} (more than {} keys, about {} bytes each while the {} "
-                                 "filter is built)",
-                                 o.from, hashes.size(), fuse_bytes_per_key, o.kind),
-                     "split the keys into several filters");
-      hashes.reserve(static_cast<std::size_t>(next));
-    }
-    hashes.push_back(fuse8_filter::key_hash(line, o.seed));
+  try {
+    return read_fuse_key_hashes(in, kind, o.seed, "--from " + o.from);
+  } catch (const io::memory_error& e) {
+    throw usage_error(e.what());  // the keys the user gave (exit 2)
   }
-  return hashes;
 }
 
 void refuse_existing(const create_options& o) { refuse_output(o.file, o.force, {o.from}); }
@@ -240,7 +216,7 @@ void run_create_fuse(const create_options& o, filter_kind kind) {
     throw usage_error(fmt::format("a {} filter hashes with xxh3; drop --hash {}", o.kind, o.hash));
   }
   refuse_existing(o);  // before the keys are read
-  const std::vector<std::uint64_t> hashes = read_key_hashes(o);
+  const std::vector<std::uint64_t> hashes = read_key_hashes(o, kind);
   const any_filter filter = build_fuse_filter(kind, hashes, o.seed);
   save_filter(o.file, filter);
 

@@ -3,13 +3,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
 
 #include "bloom_internal.hpp"
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/line_reader.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom {
 
@@ -345,6 +349,32 @@ any_filter build_fuse_filter(filter_kind kind, std::span<const std::uint64_t> ha
   throw std::invalid_argument(fmt::format(
       "build_fuse_filter builds the static kinds fuse8 and fuse16, not {}; use make_filter",
       filter_kind_name(kind)));
+}
+
+std::vector<std::uint64_t> read_fuse_key_hashes(io::line_reader& in, filter_kind kind,
+                                                std::uint64_t seed, std::string_view source) {
+  std::vector<std::uint64_t> hashes;
+  std::string line;
+  while (in.next(line)) {
+    if (hashes.size() == hashes.capacity()) {
+      const std::uint64_t next = std::max<std::uint64_t>(1024, 2 * hashes.size());
+      if (hashes.size() >= std::numeric_limits<std::uint32_t>::max()) {
+        throw std::invalid_argument(
+            fmt::format("{} has more than 2^32 keys, the most one fuse filter holds; split the "
+                        "keys into several filters",
+                        source));
+      }
+      io::require_memory(
+          next * fuse_build_bytes_per_key,
+          fmt::format("{} (more than {} keys, about {} bytes each while the {} "
+                      "filter is built)",
+                      source, hashes.size(), fuse_build_bytes_per_key, filter_kind_name(kind)),
+          "split the keys into several filters");
+      hashes.reserve(static_cast<std::size_t>(next));
+    }
+    hashes.push_back(fuse8_filter::key_hash(line, seed));
+  }
+  return hashes;
 }
 
 }  // namespace ringbloom

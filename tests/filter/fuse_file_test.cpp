@@ -17,6 +17,8 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/line_reader.hpp"
+#include "support/cli_run.hpp"
 
 namespace ringbloom {
 namespace {
@@ -228,6 +230,23 @@ TEST_P(fuse_damage, edited_fields_with_a_repaired_checksum_are_refused_by_name) 
 
 INSTANTIATE_TEST_SUITE_P(files, fuse_damage,
                          ::testing::Values("fuse8_xxh3.rbf", "fuse16_xxh3.rbf"));
+
+TEST(fuse_file, key_hashes_read_from_lines_build_the_filter_of_those_keys) {
+  test::temp_dir dir;
+  const std::vector<std::string> items = names("key-", 3000);
+  std::string text;
+  for (const auto& item : items) text += item + "\r\n";
+  io::write_file_atomic(dir.file("keys.txt"), text);
+  io::line_reader in = io::line_reader::open(dir.file("keys.txt"), "keys.txt");
+  const std::vector<std::uint64_t> hashes =
+      read_fuse_key_hashes(in, filter_kind::fuse8, 0, "--from keys.txt");
+  EXPECT_EQ(hashes, key_hashes(items));  // one per line, the CR dropped
+  const any_filter f = build_fuse_filter(filter_kind::fuse8, hashes);
+  for (const auto& item : items) ASSERT_TRUE(f.may_contain(item)) << item;
+  io::write_file_atomic(dir.file("empty.txt"), "");
+  io::line_reader none = io::line_reader::open(dir.file("empty.txt"), "empty.txt");
+  EXPECT_TRUE(read_fuse_key_hashes(none, filter_kind::fuse16, 0, "--from empty.txt").empty());
+}
 
 }  // namespace
 }  // namespace ringbloom

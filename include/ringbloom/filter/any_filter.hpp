@@ -36,6 +36,10 @@
 
 namespace ringbloom {
 
+namespace io {
+class line_reader;
+}  // namespace io
+
 /// A filter of any kind. Calls forward to the filter inside; operations a
 /// kind does not have throw std::invalid_argument with a sentence that says
 /// which kind has them. The fuse kinds are static: add, add_many, remove,
@@ -130,6 +134,30 @@ class any_filter {
 /// (capacity and fpr) or (bits and hashes) is given, and for any value a
 /// constructor refuses.
 [[nodiscard]] any_filter make_filter(const filter_spec& spec);
+
+/// Peak bytes per key while a fuse filter is built from streamed keys: the
+/// key hashes (8), the construction's own arrays (fuse_filter.cpp: a second
+/// hash array 8, slot counters and XORs about 10 per slot at 1.125+ slots
+/// per key, the peel stack 5 and queue up to 4.5, a deduplicated copy 8
+/// after a failed try) and the file image (2 per slot for fuse16): below 48.
+inline constexpr std::uint64_t fuse_build_bytes_per_key = 48;
+
+/// The key hashes (fuse8_filter::key_hash(line, seed)) of every line `in`
+/// gives, for build_fuse_filter(kind, ..., seed): the keys themselves are
+/// never held, only 8 bytes each. Before the hash array grows, the memory
+/// the build needs for that many keys (fuse_build_bytes_per_key each) is
+/// checked: io::memory_error "SOURCE (more than N keys, about 48 bytes each
+/// while the fuse8 filter is built) needs ...; split the keys into several
+/// filters". More than 2^32 keys is std::invalid_argument. `source` names
+/// the input in messages ("--from keys.txt").
+///
+///   ringbloom::io::line_reader in = ringbloom::io::line_reader::open("keys.txt", "keys.txt");
+///   auto hashes = ringbloom::read_fuse_key_hashes(in, ringbloom::filter_kind::fuse8, 0,
+///   "keys.txt"); ringbloom::any_filter f =
+///   ringbloom::build_fuse_filter(ringbloom::filter_kind::fuse8, hashes);
+[[nodiscard]] std::vector<std::uint64_t> read_fuse_key_hashes(io::line_reader& in, filter_kind kind,
+                                                              std::uint64_t seed,
+                                                              std::string_view source);
 
 /// A static fuse filter (kind fuse8 or fuse16) of the items whose
 /// key hashes (fuse8_filter::key_hash(item, seed)) are given; duplicates are
