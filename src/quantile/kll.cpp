@@ -82,6 +82,17 @@ std::size_t kll_sketch::memory_bytes() const noexcept {
   return retained() * sizeof(double) + levels_.size() * sizeof(std::uint32_t);
 }
 
+std::size_t kll_sketch::allocated_bytes() const noexcept {
+  std::size_t bytes =
+      levels_.capacity() * sizeof(levels_[0]) + capacities_.capacity() * sizeof(capacities_[0]);
+  for (const auto& level : levels_) bytes += level.capacity() * sizeof(double);
+  if (const query_view* v = view_.get()) {
+    bytes += 2 * sizeof(void*) + sizeof(query_view) + v->items.capacity() * sizeof(weighted) +
+             v->cumulative.capacity() * sizeof(std::uint64_t);
+  }
+  return bytes;
+}
+
 std::uint32_t kll_sketch::level_capacity(std::uint32_t k, std::size_t levels,
                                          std::size_t h) noexcept {
   const std::size_t depth = levels - 1 - h;

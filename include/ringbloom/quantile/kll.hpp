@@ -111,6 +111,13 @@ class kll_sketch {
   /// view, 16 bytes a value while it exists, is not counted).
   [[nodiscard]] std::size_t retained() const noexcept;
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
+  /// The bytes the sketch has allocated beyond sizeof(kll_sketch), all
+  /// through the allocator hook (allocator_hook.hpp): each level's array at
+  /// its capacity, the level tables, and the query view while it exists
+  /// (its arrays at their capacity and its shared block, whose control part
+  /// is counted as two pointers, libstdc++'s and libc++'s size). What a host
+  /// reports as the value's memory (the Redis module's MEMORY USAGE).
+  [[nodiscard]] std::size_t allocated_bytes() const noexcept;
   /// Builds the query view now (see "Queries" above) if it is not built.
   void warm_up() const;
   /// The levels (level h weighs 2^h; level 0 is unsorted, the others sorted).
@@ -225,11 +232,11 @@ class kll_sketch {
   std::uint64_t n_ = 0;
   double min_;
   double max_;
-  std::vector<hooked_vector<double>> levels_;
-  std::size_t retained_ = 0;               // values in levels_
-  std::uint32_t level0_capacity_ = 0;      // capacities_[0]
-  std::size_t total_capacity_ = 0;         // the sum of capacities_
-  std::vector<std::uint32_t> capacities_;  // level_capacity of each level
+  hooked_vector<hooked_vector<double>> levels_;
+  std::size_t retained_ = 0;                 // values in levels_
+  std::uint32_t level0_capacity_ = 0;        // capacities_[0]
+  std::size_t total_capacity_ = 0;           // the sum of capacities_
+  hooked_vector<std::uint32_t> capacities_;  // level_capacity of each level
   view_cache view_;
 };
 
