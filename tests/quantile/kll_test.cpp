@@ -80,6 +80,42 @@ TEST(Kll, MemoryStaysBoundedAndCountExact) {
   EXPECT_EQ(weight, s.count());
 }
 
+// allocated_bytes() is what the sketch holds from the allocator hook, byte
+// for byte: a counting hook sees the same total, with and without the query
+// view, so a host (the Redis module's MEMORY USAGE) reports it exactly.
+std::size_t outstanding = 0;
+void* counting_allocate(std::size_t bytes, std::size_t /*alignment*/) {
+  outstanding += bytes;
+  return ::operator new(bytes);
+}
+void counting_free(void* p, std::size_t bytes, std::size_t /*alignment*/) noexcept {
+  outstanding -= bytes;
+  ::operator delete(p);
+}
+
+TEST(Kll, AllocatedBytesAreWhatTheHookHandedOut) {
+  static constexpr ringbloom::allocator_hook hook{counting_allocate, counting_free, nullptr};
+  outstanding = 0;
+  ringbloom::set_allocator_hook(&hook);
+  {
+    kll_sketch s(200, 5);
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    s.add_many(quantile_test::stream("normal", 100000, 5));
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    EXPECT_GE(s.allocated_bytes(), s.memory_bytes());
+    const std::size_t without_view = s.allocated_bytes();
+    (void)s.quantile(0.5);  // builds the query view
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    EXPECT_GE(s.allocated_bytes(), without_view + 24 * s.retained());
+    s.add(1.0);  // drops it
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    kll_sketch copy = s;
+    EXPECT_EQ(s.allocated_bytes() + copy.allocated_bytes(), outstanding);
+  }
+  EXPECT_EQ(outstanding, 0u);
+  ringbloom::set_allocator_hook(nullptr);
+}
+
 // The guarantee over 1,000 seeded runs on seven streams, the t-digest-hard
 // one included: tests/quantile/quantile_accuracy_test.cpp.
 
