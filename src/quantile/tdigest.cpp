@@ -4,10 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <numbers>
 #include <optional>
@@ -16,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "quantile/sort_values.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
 
@@ -46,49 +45,6 @@ double weighted_average(double x1, double w1, double x2, double w2) {
   }
   const double x = (x1 * w1 + x2 * w2) / (w1 + w2);
   return std::max(x1, std::min(x, x2));
-}
-
-// An unsigned key that orders as the double does (finite values; -0 before
-// +0): the sign bit set for positives, every bit flipped for negatives.
-std::uint64_t sort_key(double x) noexcept {
-  std::uint64_t u = 0;
-  std::memcpy(&u, &x, sizeof(u));
-  return (u >> 63) != 0 ? ~u : u | (std::uint64_t{1} << 63);
-}
-double from_sort_key(std::uint64_t k) noexcept {
-  const std::uint64_t u = (k >> 63) != 0 ? k & ~(std::uint64_t{1} << 63) : ~k;
-  double x = 0;
-  std::memcpy(&x, &u, sizeof(x));
-  return x;
-}
-
-// Sorts `keys` ascending: least-significant-digit radix sort, a byte a pass,
-// skipping the bytes that every key shares. For the few hundred values of a
-// t-digest's buffer it does about a quarter of std::sort's work, and no
-// branch depends on the values.
-void radix_sort(std::vector<std::uint64_t>& keys) {
-  const std::size_t n = keys.size();
-  if (n < 2) return;
-  std::array<std::array<std::uint32_t, 256>, 8> counts{};
-  for (const std::uint64_t k : keys) {
-    for (unsigned b = 0; b < 8; ++b) ++counts[b][(k >> (8 * b)) & 0xff];
-  }
-  std::vector<std::uint64_t> other(n);
-  std::uint64_t* from = keys.data();
-  std::uint64_t* to = other.data();
-  for (unsigned b = 0; b < 8; ++b) {
-    auto& c = counts[b];
-    if (c[(from[0] >> (8 * b)) & 0xff] == n) continue;  // one value of this byte
-    std::uint32_t sum = 0;
-    for (auto& x : c) {
-      const std::uint32_t here = x;
-      x = sum;
-      sum += here;
-    }
-    for (std::size_t i = 0; i < n; ++i) to[c[(from[i] >> (8 * b)) & 0xff]++] = from[i];
-    std::swap(from, to);
-  }
-  if (from != keys.data()) std::copy(from, from + n, keys.data());
 }
 
 }  // namespace
@@ -208,10 +164,13 @@ void tdigest::compress() {
   const auto by_mean = [](const centroid& a, const centroid& b) { return a.mean < b.mean; };
   const auto buffer = nodes_.begin() + static_cast<std::ptrdiff_t>(merged_nodes_);
   const std::size_t buffered = nodes_.size() - merged_nodes_;
-  if (unmerged_weight_ == buffered) {  // every buffered weight is 1
+  if (unmerged_weight_ == buffered && buffered >= detail::radix_sort_threshold) {
+    // Every buffered weight is 1: sort the means alone (sort_values.hpp).
+    using detail::from_sort_key;
+    using detail::sort_key;
     std::vector<std::uint64_t> keys(buffered);
     for (std::size_t i = 0; i < buffered; ++i) keys[i] = sort_key(buffer[i].mean);
-    radix_sort(keys);
+    detail::radix_sort(keys);
     for (std::size_t i = 0; i < buffered; ++i) buffer[i] = {from_sort_key(keys[i]), 1};
   } else {
     std::sort(buffer, nodes_.end(), by_mean);
