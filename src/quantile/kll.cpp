@@ -116,7 +116,33 @@ bool kll_sketch::next_bit() noexcept { return (splitmix(rng_) >> 63) != 0; }
 void kll_sketch::add_many(std::span<const double> xs) {
   for (const double x : xs) require_finite(x);
   view_.drop();
-  for (const double x : xs) add_unchecked(x);
+  // add_unchecked value by value, in runs: a value needs a compression
+  // first only when level 0 is at its capacity and the sketch at its total,
+  // so the next max(the two rooms) values can be appended at once.
+  while (!xs.empty()) {
+    const std::size_t level0 = levels_[0].size();
+    const std::size_t room =
+        std::max(level0 < level0_capacity_ ? level0_capacity_ - level0 : 0,
+                 retained_ < total_capacity_ ? total_capacity_ - retained_ : 0);
+    if (room == 0) {
+      compress();
+      continue;
+    }
+    const auto run = xs.first(std::min(room, xs.size()));
+    auto& level = levels_[0];
+    level.insert(level.end(), run.begin(), run.end());
+    double lo = min_;
+    double hi = max_;
+    for (const double x : run) {
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+    }
+    min_ = lo;
+    max_ = hi;
+    retained_ += run.size();
+    n_ += run.size();
+    xs = xs.subspan(run.size());
+  }
 }
 
 void kll_sketch::compress() {
@@ -272,8 +298,13 @@ std::pair<double, double> kll_sketch::weight_below_and_at(double x) const {
   const auto& items = v.items;
   const auto lower = std::lower_bound(items.begin(), items.end(), x,
                                       [](const weighted& w, double y) { return w.value < y; });
-  const auto upper = std::upper_bound(lower, items.end(), x,
-                                      [](double y, const weighted& w) { return y < w.value; });
+  // Usually x is not a kept value: then nothing is at x and no second
+  // search is needed.
+  const auto upper = lower == items.end() || x < lower->value
+                         ? lower
+                         : std::upper_bound(lower, items.end(), x, [](double y, const weighted& w) {
+                             return y < w.value;
+                           });
   const auto weight_before = [&](auto it) -> std::uint64_t {
     const auto i = static_cast<std::size_t>(it - items.begin());
     return i == 0 ? 0 : v.cumulative[i - 1];

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -160,14 +161,24 @@ TEST(Kll, SameSeedSameSketch) {
   kll_sketch a(100, 17);
   kll_sketch b(100, 17);
   kll_sketch c(100, 18);
+  kll_sketch d(100, 17);  // batches of uneven sizes: the same sketch again
   a.add_many(xs);
   for (const double x : xs) b.add(x);
   c.add_many(xs);
+  for (std::size_t at = 0, n = 1; at < xs.size(); at += n, n = n * 7 % 1000 + 1) {
+    d.add_many(std::span<const double>(xs).subspan(at, std::min(n, xs.size() - at)));
+  }
   ASSERT_EQ(a.levels(), b.levels());
+  ASSERT_EQ(d.levels(), b.levels());
   for (std::size_t h = 0; h < a.levels(); ++h) {
     EXPECT_TRUE(std::ranges::equal(a.level(h), b.level(h)));
+    EXPECT_TRUE(std::ranges::equal(d.level(h), b.level(h)));
   }
   EXPECT_EQ(a.rng_state(), b.rng_state());
+  EXPECT_EQ(d.rng_state(), b.rng_state());
+  EXPECT_EQ(d.min(), b.min());
+  EXPECT_EQ(d.max(), b.max());
+  EXPECT_EQ(d.count(), b.count());
   bool differs = a.levels() != c.levels();
   for (std::size_t h = 0; !differs && h < a.levels(); ++h) {
     differs = !std::ranges::equal(a.level(h), c.level(h));
