@@ -239,12 +239,37 @@ void kll_sketch::merge(const kll_sketch& other) {
 const kll_sketch::query_view& kll_sketch::view() const {
   if (const query_view* built = view_.get()) return *built;
   auto v = std::allocate_shared<query_view>(hooked_allocator<query_view>{});
-  v->items.reserve(retained());
-  for (std::size_t h = 0; h < levels_.size(); ++h) {
-    for (const double x : levels_[h]) v->items.push_back({x, std::uint64_t{1} << h});
+  // Level 0 is sorted (a copy); every other level is sorted already, so the
+  // levels are merged upward, one at a time, without branches on the values
+  // (DataSketches builds its sorted view by merging too). Ties: the lower
+  // level's value first.
+  const std::size_t n = retained();
+  hooked_vector<weighted> merged(n);
+  hooked_vector<weighted> scratch(n);
+  std::size_t size = levels_[0].size();
+  {
+    hooked_vector<double> level0(levels_[0].begin(), levels_[0].end());
+    std::sort(level0.begin(), level0.end());
+    for (std::size_t i = 0; i < size; ++i) merged[i] = {level0[i], 1};
   }
-  std::sort(v->items.begin(), v->items.end(),
-            [](const weighted& a, const weighted& b) { return a.value < b.value; });
+  for (std::size_t h = 1; h < levels_.size(); ++h) {
+    const auto& level = levels_[h];
+    const std::uint64_t weight = std::uint64_t{1} << h;
+    std::size_t i = 0;
+    std::size_t j = 0;
+    std::size_t out = 0;
+    while (i < size && j < level.size()) {
+      const bool below = !(level[j] < merged[i].value);
+      scratch[out++] = below ? merged[i] : weighted{level[j], weight};
+      i += below ? 1 : 0;
+      j += below ? 0 : 1;
+    }
+    for (; i < size; ++i) scratch[out++] = merged[i];
+    for (; j < level.size(); ++j) scratch[out++] = {level[j], weight};
+    size = out;
+    std::swap(merged, scratch);
+  }
+  v->items = std::move(merged);
   v->cumulative.reserve(v->items.size());
   std::uint64_t so_far = 0;
   for (const weighted& w : v->items) v->cumulative.push_back(so_far += w.weight);

@@ -40,12 +40,13 @@
 // front end; KLL's quantile(q) is the retained value of 0-based rank
 // floor(q n) (min at q = 0, max at q = 1): an actual value of the stream.
 //
-// Queries. The first query after an add or merge sorts the kept values
-// once into a query view (values with their cumulative weights, 16 bytes a
-// kept value, not counted by memory_bytes()); later queries binary-search
-// it (a p99 is then tens of nanoseconds, not a sort), until the next
+// Queries. The first query after an add or merge builds a query view of
+// the kept values in order (level 0 sorted, then the sorted levels merged
+// in; values with their cumulative weights, 16 bytes a kept value, not
+// counted by memory_bytes(), counted by allocated_bytes()); later queries
+// binary-search it (a p99 is then tens of nanoseconds), until the next
 // add, merge or reset drops it. warm_up() builds it ahead of a burst of
-// queries, so that no query pays for the sort.
+// queries, so that no query pays for it.
 //
 // Thread safety: const members are safe to call concurrently, the query
 // view included (it is published atomically; two queries that race to
