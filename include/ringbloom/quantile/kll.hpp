@@ -42,7 +42,7 @@
 //
 // Queries. The first query after an add or merge builds a query view of
 // the kept values in order (level 0 sorted, then the sorted levels merged
-// in; values with their cumulative weights, 16 bytes a kept value, not
+// in; values with their cumulative weights, 24 bytes a kept value, not
 // counted by memory_bytes(), counted by allocated_bytes()); later queries
 // binary-search it (a p99 is then tens of nanoseconds), until the next
 // add, merge or reset drops it. warm_up() builds it ahead of a burst of
@@ -109,7 +109,7 @@ class kll_sketch {
   /// kll_rank_error(k(), double_sided).
   [[nodiscard]] double rank_error(bool double_sided = false) const;
   /// Values kept, and their bytes: 8 a value and 4 a level (the query
-  /// view, 16 bytes a value while it exists, is not counted).
+  /// view, 24 bytes a value while it exists, is not counted).
   [[nodiscard]] std::size_t retained() const noexcept;
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
   /// The bytes the sketch has allocated beyond sizeof(kll_sketch), all
