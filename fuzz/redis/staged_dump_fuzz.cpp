@@ -1,10 +1,10 @@
-// libFuzzer target over what CF.LOADCHUNK, CMS.LOADCHUNK and TOPK.LOADCHUNK
-// take from outside: the dump header (parse_dump_header) and the slices that
+// libFuzzer target over what CF.LOADCHUNK, CMS.LOADCHUNK, TOPK.LOADCHUNK and
+// KLL.LOADCHUNK take from outside: the dump header (parse_dump_header) and the slices that
 // staged_value::take_chunk reassembles and loads (redis/types/
 // staged_value.hpp), with each type's from_image (the RDB payload of these
 // types is the same image).
 //
-// Input: byte 0 picks the type (CF, CMS, TOPK), byte 1 the form:
+// Input: byte 0 picks the type (CF, CMS, TOPK, KLL), byte 1 the form:
 //   even  the rest is a LOADCHUNK session: parts of [u16 length][bytes], the
 //         first the header, each later one a slice taken at the iterator
 //         the module would compute (so the fuzzer reaches the checks of a
@@ -27,6 +27,7 @@
 #include "ringbloom/io/format.hpp"
 #include "types/cms_type.hpp"
 #include "types/cuckoo_type.hpp"
+#include "types/kll_type.hpp"
 #include "types/staged_value.hpp"
 #include "types/topk_type.hpp"
 
@@ -89,15 +90,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes(reinterpret_cast<const char*>(data + 3), size - 3);
   const bool even = data[1] % 2 == 0;
   const std::size_t cut = data[2] == 0 ? bytes.size() : data[2];
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0:
       exercise<cf_traits>(bytes, even, cut);
       break;
     case 1:
       exercise<cms_traits>(bytes, even, cut);
       break;
-    default:
+    case 2:
       exercise<topk_traits>(bytes, even, cut);
+      break;
+    default:
+      exercise<kll_traits>(bytes, even, cut);
       break;
   }
   return 0;

@@ -26,6 +26,7 @@
 #include "ringbloom/allocator_hook.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/layered_bloom.hpp"
+#include "types/kll_type.hpp"
 #include "types/tdigest_type.hpp"
 
 namespace ringbloom::redis {
@@ -465,7 +466,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     if (!rb::register_configs(ctx)) return api::err;
     if (!rb::register_bloom(ctx) || !rb::register_cf(ctx)) return api::err;
     if (!rb::register_cms(ctx) || !rb::register_topk(ctx)) return api::err;
-    if (!rb::register_tdigest(ctx)) return api::err;
+    if (!rb::register_tdigest(ctx) || !rb::register_kll(ctx)) return api::err;
     return api::ok;
   } catch (...) {
     return api::err;

@@ -53,6 +53,8 @@ def build_values(c):
     c.execute_command("TOPK.ADD", "topk", *[f"t{i % 11}" for i in range(200)])
     c.execute_command("TDIGEST.CREATE", "td", "COMPRESSION", "50")
     c.execute_command("TDIGEST.ADD", "td", *[str(i * 0.5) for i in range(300)])
+    c.execute_command("KLL.CREATE", "kll", "K", "16", "SEED", "3")
+    c.execute_command("KLL.ADD", "kll", *[str(i * 0.25) for i in range(500)])  # several levels
     c.execute_command("BF.RESERVE", "bfw", "0.01", "100", "WINDOW", "60")  # a windowed filter
     c.execute_command("BF.MADD", "bfw", *[f"w{i}" for i in range(80)])
 
@@ -69,6 +71,8 @@ USES = {
              ("TOPK.QUERY", "{k}", "t1")],
     "td": [("TDIGEST.INFO", "{k}"), ("TDIGEST.QUANTILE", "{k}", "0.5"),
            ("TDIGEST.ADD", "{k}", "7"), ("TDIGEST.CDF", "{k}", "10")],
+    "kll": [("KLL.INFO", "{k}"), ("KLL.QUANTILE", "{k}", "0.5"), ("KLL.ADD", "{k}", "7", "8"),
+            ("KLL.RANK", "{k}", "10"), ("KLL.TRIMMED_MEAN", "{k}", "0.1", "0.9")],
     "bfw": [("BF.INFO", "{k}"), ("BF.EXISTS", "{k}", "w1"), ("BF.MADD", "{k}", "new", "w2"),
             ("BF.CARD", "{k}"), ("BF.ADDAT", "{k}", "1700000000000", "old")],
 }

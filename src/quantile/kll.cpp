@@ -82,6 +82,17 @@ std::size_t kll_sketch::memory_bytes() const noexcept {
   return retained() * sizeof(double) + levels_.size() * sizeof(std::uint32_t);
 }
 
+std::size_t kll_sketch::allocated_bytes() const noexcept {
+  std::size_t bytes =
+      levels_.capacity() * sizeof(levels_[0]) + capacities_.capacity() * sizeof(capacities_[0]);
+  for (const auto& level : levels_) bytes += level.capacity() * sizeof(double);
+  if (const query_view* v = view_.get()) {
+    bytes += 2 * sizeof(void*) + sizeof(query_view) + v->items.capacity() * sizeof(weighted) +
+             v->cumulative.capacity() * sizeof(std::uint64_t);
+  }
+  return bytes;
+}
+
 std::uint32_t kll_sketch::level_capacity(std::uint32_t k, std::size_t levels,
                                          std::size_t h) noexcept {
   const std::size_t depth = levels - 1 - h;
@@ -105,7 +116,33 @@ bool kll_sketch::next_bit() noexcept { return (splitmix(rng_) >> 63) != 0; }
 void kll_sketch::add_many(std::span<const double> xs) {
   for (const double x : xs) require_finite(x);
   view_.drop();
-  for (const double x : xs) add_unchecked(x);
+  // add_unchecked value by value, in runs: a value needs a compression
+  // first only when level 0 is at its capacity and the sketch at its total,
+  // so the next max(the two rooms) values can be appended at once.
+  while (!xs.empty()) {
+    const std::size_t level0 = levels_[0].size();
+    const std::size_t room =
+        std::max(level0 < level0_capacity_ ? level0_capacity_ - level0 : 0,
+                 retained_ < total_capacity_ ? total_capacity_ - retained_ : 0);
+    if (room == 0) {
+      compress();
+      continue;
+    }
+    const auto run = xs.first(std::min(room, xs.size()));
+    auto& level = levels_[0];
+    level.insert(level.end(), run.begin(), run.end());
+    double lo = min_;
+    double hi = max_;
+    for (const double x : run) {
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+    }
+    min_ = lo;
+    max_ = hi;
+    retained_ += run.size();
+    n_ += run.size();
+    xs = xs.subspan(run.size());
+  }
 }
 
 void kll_sketch::compress() {
@@ -142,20 +179,28 @@ void kll_sketch::compact(std::size_t h) {
   const std::size_t need = a + (up - keep);
   if (to.capacity() < need) to.reserve(std::max<std::size_t>(need, capacities_[h + 1]));
   to.resize(need);
-  for (std::size_t w = to.size(); b > keep;) {
-    // Ties take the value from below first, as std::merge(to, from) orders them.
-    if (a > 0 && to[a - 1] > from[b - 1]) {
-      to[--w] = to[--a];
-    } else {
-      to[--w] = from[--b];
-    }
+  std::size_t w = to.size();
+  // Ties take the value from below first, as std::merge(to, from) orders
+  // them. Without branches on the values (a conditional move each): the
+  // comparisons of a random level are unpredictable.
+  while (b > keep && a > 0) {
+    const double x = to[a - 1];
+    const double y = from[b - 1];
+    const bool upper = x > y;
+    to[--w] = upper ? x : y;
+    a -= upper ? 1 : 0;
+    b -= upper ? 0 : 1;
   }
+  while (b > keep) to[--w] = from[--b];
   retained_ -= from.size() - up;  // the dropped half
   from.resize(keep);
-  // A compacted upper level gives its memory back (it refills slowly, and
-  // keeping every level at its largest size ever would triple what the
-  // sketch holds); level 0 keeps its buffer, which refills at once.
-  if (h > 0) from.shrink_to_fit();
+  // A compacted upper level that had grown past twice its nominal capacity
+  // gives that memory back (keeping every level at its largest size ever
+  // would triple what the sketch holds); one within it keeps its array, so
+  // that refilling it costs no allocation (freeing and reallocating every
+  // upper level at each compaction was about 25 instructions per add).
+  // Level 0 keeps its buffer, which refills at once.
+  if (h > 0 && from.capacity() > 2 * std::size_t{capacities_[h]}) from.shrink_to_fit();
 }
 
 void kll_sketch::merge(const kll_sketch& other) {
@@ -194,12 +239,37 @@ void kll_sketch::merge(const kll_sketch& other) {
 const kll_sketch::query_view& kll_sketch::view() const {
   if (const query_view* built = view_.get()) return *built;
   auto v = std::allocate_shared<query_view>(hooked_allocator<query_view>{});
-  v->items.reserve(retained());
-  for (std::size_t h = 0; h < levels_.size(); ++h) {
-    for (const double x : levels_[h]) v->items.push_back({x, std::uint64_t{1} << h});
+  // Level 0 is sorted (a copy); every other level is sorted already, so the
+  // levels are merged upward, one at a time, without branches on the values
+  // (DataSketches builds its sorted view by merging too). Ties: the lower
+  // level's value first.
+  const std::size_t n = retained();
+  hooked_vector<weighted> merged(n);
+  hooked_vector<weighted> scratch(n);
+  std::size_t size = levels_[0].size();
+  {
+    hooked_vector<double> level0(levels_[0].begin(), levels_[0].end());
+    std::sort(level0.begin(), level0.end());
+    for (std::size_t i = 0; i < size; ++i) merged[i] = {level0[i], 1};
   }
-  std::sort(v->items.begin(), v->items.end(),
-            [](const weighted& a, const weighted& b) { return a.value < b.value; });
+  for (std::size_t h = 1; h < levels_.size(); ++h) {
+    const auto& level = levels_[h];
+    const std::uint64_t weight = std::uint64_t{1} << h;
+    std::size_t i = 0;
+    std::size_t j = 0;
+    std::size_t out = 0;
+    while (i < size && j < level.size()) {
+      const bool below = !(level[j] < merged[i].value);
+      scratch[out++] = below ? merged[i] : weighted{level[j], weight};
+      i += below ? 1 : 0;
+      j += below ? 0 : 1;
+    }
+    for (; i < size; ++i) scratch[out++] = merged[i];
+    for (; j < level.size(); ++j) scratch[out++] = {level[j], weight};
+    size = out;
+    std::swap(merged, scratch);
+  }
+  v->items = std::move(merged);
   v->cumulative.reserve(v->items.size());
   std::uint64_t so_far = 0;
   for (const weighted& w : v->items) v->cumulative.push_back(so_far += w.weight);
@@ -253,8 +323,13 @@ std::pair<double, double> kll_sketch::weight_below_and_at(double x) const {
   const auto& items = v.items;
   const auto lower = std::lower_bound(items.begin(), items.end(), x,
                                       [](const weighted& w, double y) { return w.value < y; });
-  const auto upper = std::upper_bound(lower, items.end(), x,
-                                      [](double y, const weighted& w) { return y < w.value; });
+  // Usually x is not a kept value: then nothing is at x and no second
+  // search is needed.
+  const auto upper = lower == items.end() || x < lower->value
+                         ? lower
+                         : std::upper_bound(lower, items.end(), x, [](double y, const weighted& w) {
+                             return y < w.value;
+                           });
   const auto weight_before = [&](auto it) -> std::uint64_t {
     const auto i = static_cast<std::size_t>(it - items.begin());
     return i == 0 ? 0 : v.cumulative[i - 1];

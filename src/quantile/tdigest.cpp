@@ -12,7 +12,9 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "quantile/sort_values.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
 
@@ -104,7 +106,10 @@ tdigest::stats tdigest::statistics() const noexcept {
 
 std::size_t tdigest::memory_bytes() const noexcept { return capacity_ * sizeof(centroid); }
 
-void tdigest::add(double x) { add(x, 1); }
+void tdigest::add(double x) {
+  require_finite(x);
+  add_one(x);
+}
 
 void tdigest::add(double x, std::uint64_t weight) {
   require_finite(x);
@@ -121,7 +126,21 @@ void tdigest::add_many(std::span<const double> xs) {
     throw std::overflow_error(
         "the t-digest's total weight would pass 2^63 - 1; split the stream over several digests");
   }
-  for (const double x : xs) add_unchecked(x, 1);
+  for (const double x : xs) add_one(x);
+}
+
+// add_unchecked(x, 1) without the multiplication and weight arithmetic.
+void tdigest::add_one(double x) {
+  if (count() == max_weight) {
+    throw std::overflow_error(
+        "the t-digest's total weight would pass 2^63 - 1; split the stream over several digests");
+  }
+  if (nodes_.size() + 1 >= capacity_) compress();
+  min_ = std::min(min_, x);
+  max_ = std::max(max_, x);
+  sum_ += x;
+  nodes_.push_back({x, 1});
+  ++unmerged_weight_;
 }
 
 void tdigest::add_unchecked(double x, std::uint64_t weight) {
@@ -139,8 +158,24 @@ void tdigest::add_unchecked(double x, std::uint64_t weight) {
 
 void tdigest::compress() {
   if (nodes_.size() == merged_nodes_) return;
-  std::sort(nodes_.begin(), nodes_.end(),
-            [](const centroid& a, const centroid& b) { return a.mean < b.mean; });
+  // The merged centroids are sorted already: sort the buffer, then merge the
+  // two runs (a centroid before a buffered value of the same mean). A buffer
+  // of single values, the usual case, is sorted by its means alone.
+  const auto by_mean = [](const centroid& a, const centroid& b) { return a.mean < b.mean; };
+  const auto buffer = nodes_.begin() + static_cast<std::ptrdiff_t>(merged_nodes_);
+  const std::size_t buffered = nodes_.size() - merged_nodes_;
+  if (unmerged_weight_ == buffered && buffered >= detail::radix_sort_threshold) {
+    // Every buffered weight is 1: sort the means alone (sort_values.hpp).
+    using detail::from_sort_key;
+    using detail::sort_key;
+    std::vector<std::uint64_t> keys(buffered);
+    for (std::size_t i = 0; i < buffered; ++i) keys[i] = sort_key(buffer[i].mean);
+    detail::radix_sort(keys);
+    for (std::size_t i = 0; i < buffered; ++i) buffer[i] = {from_sort_key(keys[i]), 1};
+  } else {
+    std::sort(buffer, nodes_.end(), by_mean);
+  }
+  std::inplace_merge(nodes_.begin(), buffer, nodes_.end(), by_mean);
   const auto total = static_cast<double>(merged_weight_ + unmerged_weight_);
   // A centroid of weight w may grow while w * normalizer <= q (1 - q) at both
   // of its ends (the header's merge rule). With a total weight of 1 there is
@@ -149,18 +184,26 @@ void tdigest::compress() {
       total > 1 ? compression_ / (2 * std::numbers::pi * total * std::log(total)) : 0;
   std::size_t cur = 0;
   double weight_before = 0;  // the weight of centroids before cur
+  // q0 (1 - q0) at cur's left end changes only when cur moves on: computed
+  // then, not for every node (the same division, so the same bits).
+  double left_bound = 0;  // q0 (1 - q0) with q0 = weight_before / total
   for (std::size_t i = 1; i < nodes_.size(); ++i) {
     const auto proposed = static_cast<double>(nodes_[cur].weight + nodes_[i].weight);
     const double z = proposed * normalizer;
-    const double q0 = weight_before / total;
-    const double q2 = (weight_before + proposed) / total;
-    if (total > 1 && z <= q0 * (1 - q0) && z <= q2 * (1 - q2)) {
+    bool fits = total > 1 && z <= left_bound;
+    if (fits) {
+      const double q2 = (weight_before + proposed) / total;
+      fits = z <= q2 * (1 - q2);
+    }
+    if (fits) {
       nodes_[cur].weight += nodes_[i].weight;
       const double delta = nodes_[i].mean - nodes_[cur].mean;
       nodes_[cur].mean +=
           delta * static_cast<double>(nodes_[i].weight) / static_cast<double>(nodes_[cur].weight);
     } else {
       weight_before += static_cast<double>(nodes_[cur].weight);
+      const double q0 = weight_before / total;
+      left_bound = q0 * (1 - q0);
       ++cur;
       nodes_[cur] = nodes_[i];
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -80,6 +81,42 @@ TEST(Kll, MemoryStaysBoundedAndCountExact) {
   EXPECT_EQ(weight, s.count());
 }
 
+// allocated_bytes() is what the sketch holds from the allocator hook, byte
+// for byte: a counting hook sees the same total, with and without the query
+// view, so a host (the Redis module's MEMORY USAGE) reports it exactly.
+std::size_t outstanding = 0;
+void* counting_allocate(std::size_t bytes, std::size_t /*alignment*/) {
+  outstanding += bytes;
+  return ::operator new(bytes);
+}
+void counting_free(void* p, std::size_t bytes, std::size_t /*alignment*/) noexcept {
+  outstanding -= bytes;
+  ::operator delete(p);
+}
+
+TEST(Kll, AllocatedBytesAreWhatTheHookHandedOut) {
+  static constexpr ringbloom::allocator_hook hook{counting_allocate, counting_free, nullptr};
+  outstanding = 0;
+  ringbloom::set_allocator_hook(&hook);
+  {
+    kll_sketch s(200, 5);
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    s.add_many(quantile_test::stream("normal", 100000, 5));
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    EXPECT_GE(s.allocated_bytes(), s.memory_bytes());
+    const std::size_t without_view = s.allocated_bytes();
+    (void)s.quantile(0.5);  // builds the query view
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    EXPECT_GE(s.allocated_bytes(), without_view + 24 * s.retained());
+    s.add(1.0);  // drops it
+    EXPECT_EQ(s.allocated_bytes(), outstanding);
+    kll_sketch copy = s;
+    EXPECT_EQ(s.allocated_bytes() + copy.allocated_bytes(), outstanding);
+  }
+  EXPECT_EQ(outstanding, 0u);
+  ringbloom::set_allocator_hook(nullptr);
+}
+
 // The guarantee over 1,000 seeded runs on seven streams, the t-digest-hard
 // one included: tests/quantile/quantile_accuracy_test.cpp.
 
@@ -124,14 +161,24 @@ TEST(Kll, SameSeedSameSketch) {
   kll_sketch a(100, 17);
   kll_sketch b(100, 17);
   kll_sketch c(100, 18);
+  kll_sketch d(100, 17);  // batches of uneven sizes: the same sketch again
   a.add_many(xs);
   for (const double x : xs) b.add(x);
   c.add_many(xs);
+  for (std::size_t at = 0, n = 1; at < xs.size(); at += n, n = n * 7 % 1000 + 1) {
+    d.add_many(std::span<const double>(xs).subspan(at, std::min(n, xs.size() - at)));
+  }
   ASSERT_EQ(a.levels(), b.levels());
+  ASSERT_EQ(d.levels(), b.levels());
   for (std::size_t h = 0; h < a.levels(); ++h) {
     EXPECT_TRUE(std::ranges::equal(a.level(h), b.level(h)));
+    EXPECT_TRUE(std::ranges::equal(d.level(h), b.level(h)));
   }
   EXPECT_EQ(a.rng_state(), b.rng_state());
+  EXPECT_EQ(d.rng_state(), b.rng_state());
+  EXPECT_EQ(d.min(), b.min());
+  EXPECT_EQ(d.max(), b.max());
+  EXPECT_EQ(d.count(), b.count());
   bool differs = a.levels() != c.levels();
   for (std::size_t h = 0; !differs && h < a.levels(); ++h) {
     differs = !std::ranges::equal(a.level(h), c.level(h));

@@ -40,12 +40,13 @@
 // front end; KLL's quantile(q) is the retained value of 0-based rank
 // floor(q n) (min at q = 0, max at q = 1): an actual value of the stream.
 //
-// Queries. The first query after an add or merge sorts the kept values
-// once into a query view (values with their cumulative weights, 16 bytes a
-// kept value, not counted by memory_bytes()); later queries binary-search
-// it (a p99 is then tens of nanoseconds, not a sort), until the next
+// Queries. The first query after an add or merge builds a query view of
+// the kept values in order (level 0 sorted, then the sorted levels merged
+// in; values with their cumulative weights, 24 bytes a kept value, not
+// counted by memory_bytes(), counted by allocated_bytes()); later queries
+// binary-search it (a p99 is then tens of nanoseconds), until the next
 // add, merge or reset drops it. warm_up() builds it ahead of a burst of
-// queries, so that no query pays for the sort.
+// queries, so that no query pays for it.
 //
 // Thread safety: const members are safe to call concurrently, the query
 // view included (it is published atomically; two queries that race to
@@ -108,9 +109,16 @@ class kll_sketch {
   /// kll_rank_error(k(), double_sided).
   [[nodiscard]] double rank_error(bool double_sided = false) const;
   /// Values kept, and their bytes: 8 a value and 4 a level (the query
-  /// view, 16 bytes a value while it exists, is not counted).
+  /// view, 24 bytes a value while it exists, is not counted).
   [[nodiscard]] std::size_t retained() const noexcept;
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
+  /// The bytes the sketch has allocated beyond sizeof(kll_sketch), all
+  /// through the allocator hook (allocator_hook.hpp): each level's array at
+  /// its capacity, the level tables, and the query view while it exists
+  /// (its arrays at their capacity and its shared block, whose control part
+  /// is counted as two pointers, libstdc++'s and libc++'s size). What a host
+  /// reports as the value's memory (the Redis module's MEMORY USAGE).
+  [[nodiscard]] std::size_t allocated_bytes() const noexcept;
   /// Builds the query view now (see "Queries" above) if it is not built.
   void warm_up() const;
   /// The levels (level h weighs 2^h; level 0 is unsorted, the others sorted).
@@ -225,11 +233,11 @@ class kll_sketch {
   std::uint64_t n_ = 0;
   double min_;
   double max_;
-  std::vector<hooked_vector<double>> levels_;
-  std::size_t retained_ = 0;               // values in levels_
-  std::uint32_t level0_capacity_ = 0;      // capacities_[0]
-  std::size_t total_capacity_ = 0;         // the sum of capacities_
-  std::vector<std::uint32_t> capacities_;  // level_capacity of each level
+  hooked_vector<hooked_vector<double>> levels_;
+  std::size_t retained_ = 0;                 // values in levels_
+  std::uint32_t level0_capacity_ = 0;        // capacities_[0]
+  std::size_t total_capacity_ = 0;           // the sum of capacities_
+  hooked_vector<std::uint32_t> capacities_;  // level_capacity of each level
   view_cache view_;
 };
 

@@ -158,6 +158,7 @@ class tdigest {
 
  private:
   void add_unchecked(double x, std::uint64_t weight);
+  void add_one(double x);
   [[nodiscard]] const tdigest& compressed(std::optional<tdigest>& scratch) const;
   [[nodiscard]] double quantile_merged(double q) const;
   [[nodiscard]] double cdf_merged(double x) const;
