@@ -151,7 +151,7 @@ layered_bloom_filter::layered_bloom_filter(std::uint64_t capacity, double fpr,
     throw std::length_error("the filter's first layer needs more than its limit of " +
                             std::to_string(max_bytes) + " bytes");
   }
-  layers_.reserve(4);
+  layers_.reserve(1);
   layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
 }
 
@@ -169,6 +169,7 @@ bool layered_bloom_filter::add_layer() {
   if (used >= max_bytes_) return false;
   const std::optional<filter_size> size = fitting_layer(capacity, budget, max_bytes_ - used);
   if (!size) return false;
+  layers_.reserve(layers_.size() + 1);  // exact: at most 64 layers, each copy is a few words
   layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
   cannot_grow_ = false;
   return true;
@@ -323,6 +324,7 @@ layered_bloom_filter layered_bloom_filter::from_header(std::string_view bytes,
     throw data_error("the filter header has impossible parameters");
   }
   std::uint64_t total = 0;
+  c.layers_.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::size_t at = header_fixed_bytes + i * header_layer_bytes;
     const auto capacity = get<std::uint64_t>(bytes, at);
