@@ -45,6 +45,14 @@ layered_bloom_filter* create_chain(open_key& key, const bf_options& o) {
   return chain;
 }
 
+/// A key of another type: a windowed filter's (bf_window.cpp answers the
+/// call, once this handler's key is closed), else WRONGTYPE.
+int other_type(const call& c, open_key& key) {
+  if (!holds_window(key)) return c.error(status_error(key_status::mismatch));
+  key.close();
+  return window_call(c);
+}
+
 const char* add_error(layered_bloom_filter::add_status s) {
   return s == layered_bloom_filter::add_status::full
              ? "ERR non scaling filter is full"
@@ -71,6 +79,8 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     } catch (const std::length_error&) {
       return c.error(too_large_error());
     }
+  } else if (status == key_status::mismatch) {
+    return other_type(c, key);
   } else if (status != key_status::ok) {
     return c.error(status_error(status));
   } else {
@@ -212,8 +222,10 @@ int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     // As RedisBloom: a missing key, or one of another type, contains nothing.
+    const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch && holds_window(key)) return other_type(c, key);
     const layered_bloom_filter* chain =
-        key.status(types().bloom) == key_status::ok ? key.value<layered_bloom_filter>() : nullptr;
+        status == key_status::ok ? key.value<layered_bloom_filter>() : nullptr;
     const auto n = static_cast<std::size_t>(argc - 2);
     if (!multi) return c.integer(chain != nullptr && chain->may_contain(c.arg(2)) ? 1 : 0);
     c.array(static_cast<long>(n));
@@ -237,6 +249,7 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
     if (argc != 2 && argc != 3) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     const auto* chain = key.value<layered_bloom_filter>();
     const auto expansion = [&] {
@@ -283,6 +296,7 @@ int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
     if (argc != 2) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     const auto* chain = key.value<layered_bloom_filter>();
     c.array(static_cast<long>(1 + chain->layers().size()));
@@ -306,6 +320,7 @@ int bf_card(api::Ctx* ctx, api::String** argv, int argc) {
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
     if (status == key_status::empty) return c.integer(0);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     return c.integer(static_cast<long long>(key.value<layered_bloom_filter>()->items()));
   });
@@ -318,6 +333,7 @@ int bf_scandump(api::Ctx* ctx, api::String** argv, int argc) {
     if (argc != 3) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     long long iter = 0;
     if (!c.to_long(2, iter)) return c.error("Second argument must be numeric");
@@ -351,6 +367,8 @@ int bf_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
       if (status == key_status::empty && iter == 1) {
         auto chain = layered_bloom_filter::from_header(c.arg(3), settings().max_filter_bytes);
         key.set(types().bloom, make<layered_bloom_filter>(std::move(chain)));
+      } else if (status == key_status::mismatch) {
+        return other_type(c, key);
       } else if (status != key_status::ok) {
         return c.error(status_error(status));
       } else {

@@ -73,7 +73,15 @@ struct cf_option {
 int cf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    if (argc < 3 || argc % 2 == 0) return c.wrong_arity();
+    if (argc < 3) return c.wrong_arity();
+    if (argc % 2 == 0) {  // an option without its value; name a word that is no option
+      for (int at = 3; at < argc; at += 2) {
+        if (!c.is(at, "MAXITERATIONS") && !c.is(at, "BUCKETSIZE") && !c.is(at, "EXPANSION")) {
+          return c.error(unknown_argument(c, at, "MAXITERATIONS m, BUCKETSIZE b and EXPANSION e"));
+        }
+      }
+      return c.wrong_arity();
+    }
     long long capacity = 0;
     if (!c.to_long(2, capacity)) return c.error("Bad capacity");
     auto max_iterations = static_cast<long long>(settings().cf_max_iterations);

@@ -11,6 +11,10 @@
 #include <set>
 #include <stdexcept>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 
@@ -95,9 +99,23 @@ std::ptrdiff_t top_k::find_in_heap(std::string_view item, std::uint32_t fp) cons
   const std::size_t n = heap_fp_.size();
   const std::uint32_t* fps = heap_fp_.data();
   std::size_t i = 0;
+#if defined(__SSE2__)
+  // Eight fingerprints per step in two 128-bit compares (SSE2 is part of
+  // x86-64): a TOPK.QUERY of a 50-item heap spends ~70 instructions here
+  // instead of ~320 with one compare per slot.
+  const __m128i want = _mm_set1_epi32(static_cast<int>(fp));
+#endif
   for (; i + 8 <= n; i += 8) {
+#if defined(__SSE2__)
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(fps + i));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(fps + i + 4));
+    auto mask =
+        static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(lo, want))) |
+                              (_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(hi, want))) << 4));
+#else
     unsigned mask = 0;
     for (unsigned j = 0; j < 8; ++j) mask |= static_cast<unsigned>(fps[i + j] == fp) << j;
+#endif
     while (mask != 0) {
       const std::size_t at = i + static_cast<std::size_t>(std::countr_zero(mask));
       if (heap_[at].count > 0 && heap_[at].item == item) return static_cast<std::ptrdiff_t>(at);
