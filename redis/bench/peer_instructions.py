@@ -99,7 +99,7 @@ def measure(module):
         r.execute_command("TOPK.RESERVE", "topk", "50")
 
         def dump_total():
-            subprocess.run(["callgrind_control", "-d", str(proc.pid)], stdout=subprocess.DEVNULL,
+            subprocess.run(["callgrind_control", "-d", str(proc.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            check=True)
             total = None
             for _ in range(100):  # the dump is written asynchronously: at most 10 s

@@ -140,15 +140,27 @@ void top_k::sift(std::size_t at) {
     swap_slots(at, (at - 1) / 2);
     at = (at - 1) / 2;
   }
-  for (;;) {
-    std::size_t smallest = at;
-    for (std::size_t child = 2 * at + 1; child <= 2 * at + 2 && child < heap_.size(); ++child) {
-      if (heap_[child].count < heap_[smallest].count) smallest = child;
-    }
-    if (smallest == at) return;
-    swap_slots(at, smallest);
-    at = smallest;
-  }
+  // Down, with RedisBloom's tie-breaking (heapifyDown in its topk.c), which
+  // clients see in the items TOPK.ADD reports expelled: the smaller child,
+  // the left one on a tie; the first step is taken when that child's count
+  // is at most this slot's, later steps only while it is smaller. (After
+  // A, B, C into an empty heap of 3, D then expels A, as RedisBloom's does.)
+  const std::size_t n = heap_.size();
+  const auto smaller_child = [&](std::size_t parent) {
+    std::size_t child = 2 * parent + 1;
+    if (child + 1 < n && heap_[child].count > heap_[child + 1].count) ++child;
+    return child;
+  };
+  if (2 * at + 1 >= n) return;
+  std::size_t child = smaller_child(at);
+  const std::uint32_t moving = heap_[at].count;
+  if (heap_[child].count > moving) return;
+  do {
+    swap_slots(at, child);
+    at = child;
+    if (2 * at + 1 >= n) return;
+    child = smaller_child(at);
+  } while (heap_[child].count < moving);
 }
 
 std::optional<std::string> top_k::add(std::string_view item, std::uint32_t increment) {
