@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +46,24 @@ layered_bloom_filter* create_chain(open_key& key, const bf_options& o) {
   key.set(types().bloom, chain);
   return chain;
 }
+
+/// A command's items and answers: on the stack up to 32 (BF.MADD and
+/// BF.MEXISTS of a few items then allocate nothing), on the heap beyond.
+template <class T>
+class batch {
+ public:
+  explicit batch(std::size_t n) {
+    if (n > local_.size()) heap_ = std::make_unique<T[]>(n);
+    data_ = n > local_.size() ? heap_.get() : local_.data();
+  }
+  [[nodiscard]] std::span<T> first(std::size_t n) noexcept { return {data_, n}; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+
+ private:
+  std::array<T, 32> local_;  // every element read is written first
+  std::unique_ptr<T[]> heap_;
+  T* data_;
+};
 
 /// A key of another type: a windowed filter's (bf_window.cpp answers the
 /// call, once this handler's key is closed), else WRONGTYPE.
@@ -99,10 +119,10 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     return api::ok;
   }
   const auto n = static_cast<std::size_t>(c.argc - first_item);
-  std::vector<std::string_view> items(n);
+  batch<std::string_view> items(n);
   for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(first_item + static_cast<int>(i));
-  std::vector<layered_bloom_filter::add_status> answers(n);
-  const std::size_t answered = chain->add_many(items, answers);
+  batch<layered_bloom_filter::add_status> answers(n);
+  const std::size_t answered = chain->add_many(items.first(n), answers.first(n));
 
   c.array(static_cast<long>(answered));
   for (std::size_t i = 0; i < answered; ++i) {
@@ -233,10 +253,10 @@ int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
       for (std::size_t i = 0; i < n; ++i) c.integer(0);
       return api::ok;
     }
-    std::vector<std::string_view> items(n);
+    batch<std::string_view> items(n);
     for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(2 + static_cast<int>(i));
-    auto answers = std::make_unique<bool[]>(n);
-    chain->may_contain_many(items, {answers.get(), n});
+    batch<bool> answers(n);
+    chain->may_contain_many(items.first(n), answers.first(n));
     for (std::size_t i = 0; i < n; ++i) c.integer(answers[i] ? 1 : 0);
     return api::ok;
   });
