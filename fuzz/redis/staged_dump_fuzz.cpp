@@ -41,11 +41,11 @@ template <class Traits>
 void session(std::string_view header, std::string_view rest, bool even, std::size_t cut) {
   staged_value<typename Traits::type> v;
   try {
-    parse_dump_header(header, v.expected_size, v.expected_hash);
+    parse_dump_header(header, v.restoring().expected_size, v.restoring().expected_hash);
   } catch (const ringbloom::data_error&) {
     return;  // LOADCHUNK 1 refused
   }
-  if (v.expected_size > limit) return;  // the module refuses past MAX_FILTER_BYTES
+  if (v.restoring().expected_size > limit) return;  // the module refuses past MAX_FILTER_BYTES
   const auto load = [](std::string_view b) { return Traits::from_image(b); };
   while (!rest.empty()) {
     std::string_view slice;
@@ -62,9 +62,9 @@ void session(std::string_view header, std::string_view rest, bool even, std::siz
       slice = rest.substr(0, std::max<std::size_t>(1, cut));
       rest.remove_prefix(slice.size());
     }
-    const std::size_t before = v.pending.size();
+    const std::size_t before = v.pending().size();
     const chunk_result r = v.take_chunk(before + slice.size() + shift, slice, load);
-    if (r == chunk_result::out_of_order && v.pending.size() != before) std::abort();
+    if (r == chunk_result::out_of_order && v.pending().size() != before) std::abort();
     if (r == chunk_result::loaded) {
       if (!v.complete() || Traits::image(*v.value).size() == 0) std::abort();
       return;

@@ -23,6 +23,7 @@ def free_port():
 
 class Server:
     def __init__(self, module):
+        module = os.path.abspath(module)  # the server changes to its --dir before loading it
         self.dir = tempfile.mkdtemp(prefix="ringbloom-bench-")
         self.port = free_port()
         self.proc = subprocess.Popen(

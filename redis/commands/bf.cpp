@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +47,32 @@ layered_bloom_filter* create_chain(open_key& key, const bf_options& o) {
   return chain;
 }
 
+/// A command's items and answers: on the stack up to 32 (BF.MADD and
+/// BF.MEXISTS of a few items then allocate nothing), on the heap beyond.
+template <class T>
+class batch {
+ public:
+  explicit batch(std::size_t n) {
+    if (n > local_.size()) heap_ = std::make_unique<T[]>(n);
+    data_ = n > local_.size() ? heap_.get() : local_.data();
+  }
+  [[nodiscard]] std::span<T> first(std::size_t n) noexcept { return {data_, n}; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+
+ private:
+  std::array<T, 32> local_;  // every element read is written first
+  std::unique_ptr<T[]> heap_;
+  T* data_;
+};
+
+/// A key of another type: a windowed filter's (bf_window.cpp answers the
+/// call, once this handler's key is closed), else WRONGTYPE.
+int other_type(const call& c, open_key& key) {
+  if (!holds_window(key)) return c.error(status_error(key_status::mismatch));
+  key.close();
+  return window_call(c);
+}
+
 const char* add_error(layered_bloom_filter::add_status s) {
   return s == layered_bloom_filter::add_status::full
              ? "ERR non scaling filter is full"
@@ -71,6 +99,8 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     } catch (const std::length_error&) {
       return c.error(too_large_error());
     }
+  } else if (status == key_status::mismatch) {
+    return other_type(c, key);
   } else if (status != key_status::ok) {
     return c.error(status_error(status));
   } else {
@@ -89,10 +119,10 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     return api::ok;
   }
   const auto n = static_cast<std::size_t>(c.argc - first_item);
-  std::vector<std::string_view> items(n);
+  batch<std::string_view> items(n);
   for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(first_item + static_cast<int>(i));
-  std::vector<layered_bloom_filter::add_status> answers(n);
-  const std::size_t answered = chain->add_many(items, answers);
+  batch<layered_bloom_filter::add_status> answers(n);
+  const std::size_t answered = chain->add_many(items.first(n), answers.first(n));
 
   c.array(static_cast<long>(answered));
   for (std::size_t i = 0; i < answered; ++i) {
@@ -151,12 +181,13 @@ int bf_reserve(api::Ctx* ctx, api::String** argv, int argc) {
   });
 }
 
-// BF.ADD key item / BF.MADD key item [item ...]
+// BF.ADD key item / BF.MADD key item [item ...] (a handler each, as for
+// every command below with a multi form: reading the command's name back
+// cost ~40 instructions a call)
+template <bool multi>
 int bf_add(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const std::string_view name = c.command();
-    const bool multi = name.size() > 3 && (name[3] == 'm' || name[3] == 'M');
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     return insert_items(c, 1, 2, default_options(), multi);
   });
@@ -204,16 +235,17 @@ int bf_insert(api::Ctx* ctx, api::String** argv, int argc) {
 }
 
 // BF.EXISTS key item / BF.MEXISTS key item [item ...]
+template <bool multi>
 int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
-    const std::string_view name = c.command();
-    const bool multi = name.size() > 3 && (name[3] == 'm' || name[3] == 'M');
     if ((multi && argc < 3) || (!multi && argc != 3)) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     // As RedisBloom: a missing key, or one of another type, contains nothing.
+    const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch && holds_window(key)) return other_type(c, key);
     const layered_bloom_filter* chain =
-        key.status(types().bloom) == key_status::ok ? key.value<layered_bloom_filter>() : nullptr;
+        status == key_status::ok ? key.value<layered_bloom_filter>() : nullptr;
     const auto n = static_cast<std::size_t>(argc - 2);
     if (!multi) return c.integer(chain != nullptr && chain->may_contain(c.arg(2)) ? 1 : 0);
     c.array(static_cast<long>(n));
@@ -221,10 +253,10 @@ int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
       for (std::size_t i = 0; i < n; ++i) c.integer(0);
       return api::ok;
     }
-    std::vector<std::string_view> items(n);
+    batch<std::string_view> items(n);
     for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(2 + static_cast<int>(i));
-    auto answers = std::make_unique<bool[]>(n);
-    chain->may_contain_many(items, {answers.get(), n});
+    batch<bool> answers(n);
+    chain->may_contain_many(items.first(n), answers.first(n));
     for (std::size_t i = 0; i < n; ++i) c.integer(answers[i] ? 1 : 0);
     return api::ok;
   });
@@ -237,6 +269,7 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
     if (argc != 2 && argc != 3) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     const auto* chain = key.value<layered_bloom_filter>();
     const auto expansion = [&] {
@@ -283,6 +316,7 @@ int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
     if (argc != 2) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     const auto* chain = key.value<layered_bloom_filter>();
     c.array(static_cast<long>(1 + chain->layers().size()));
@@ -306,6 +340,7 @@ int bf_card(api::Ctx* ctx, api::String** argv, int argc) {
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
     if (status == key_status::empty) return c.integer(0);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     return c.integer(static_cast<long long>(key.value<layered_bloom_filter>()->items()));
   });
@@ -318,6 +353,7 @@ int bf_scandump(api::Ctx* ctx, api::String** argv, int argc) {
     if (argc != 3) return c.wrong_arity();
     open_key key(c, 1, api::key_read);
     const key_status status = key.status(types().bloom);
+    if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     long long iter = 0;
     if (!c.to_long(2, iter)) return c.error("Second argument must be numeric");
@@ -351,6 +387,8 @@ int bf_loadchunk(api::Ctx* ctx, api::String** argv, int argc) {
       if (status == key_status::empty && iter == 1) {
         auto chain = layered_bloom_filter::from_header(c.arg(3), settings().max_filter_bytes);
         key.set(types().bloom, make<layered_bloom_filter>(std::move(chain)));
+      } else if (status == key_status::mismatch) {
+        return other_type(c, key);
       } else if (status != key_status::ok) {
         return c.error(status_error(status));
       } else {
@@ -373,11 +411,11 @@ constexpr std::uint64_t update_key = api::key_rw | api::key_update;
 
 const command_spec bloom_commands[] = {
     {"bf.reserve", bf_reserve, true, insert_key, -4, "Creates an empty scalable Bloom filter"},
-    {"bf.add", bf_add, true, insert_key, 3, "Adds an item, creating the filter if needed"},
-    {"bf.madd", bf_add, true, insert_key, -3, "Adds items, creating the filter if needed"},
+    {"bf.add", bf_add<false>, true, insert_key, 3, "Adds an item, creating the filter if needed"},
+    {"bf.madd", bf_add<true>, true, insert_key, -3, "Adds items, creating the filter if needed"},
     {"bf.insert", bf_insert, true, insert_key, -4, "Adds items with creation options"},
-    {"bf.exists", bf_exists, false, read_key, 3, "Whether an item may have been added"},
-    {"bf.mexists", bf_exists, false, read_key, -3, "Whether items may have been added"},
+    {"bf.exists", bf_exists<false>, false, read_key, 3, "Whether an item may have been added"},
+    {"bf.mexists", bf_exists<true>, false, read_key, -3, "Whether items may have been added"},
     {"bf.info", bf_info, false, read_key, -2, "The filter's parameters and counts"},
     {"bf.debug", bf_debug, false, read_key, 2, "The filter's layers, in RedisBloom's words"},
     {"bf.card", bf_card, false, read_key, 2, "The number of items added"},

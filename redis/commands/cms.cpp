@@ -1,6 +1,8 @@
 // redis/commands/cms.cpp: CMS.* over the library's Count-Min sketch, with
 // RedisBloom 2.4/2.6's replies and error sentences (src/rm_cms.c); the data
 // type is types/cms_type.hpp; docs/redis.md tables them and where we differ.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -129,9 +131,16 @@ int cms_merge(api::Ctx* ctx, api::String** argv, int argc) {
     if (!c.to_long(2, keys) || keys < 1 || keys > argc - 3) return c.error("CMS: invalid numkeys");
     const int weights_at = c.find("WEIGHTS", 3 + static_cast<int>(keys));
     if (weights_at < 0) {
-      if (keys != argc - 3) return c.error("CMS: wrong number of keys");
+      if (keys != argc - 3) {  // RedisBloom's text, then the word that is neither
+        return c.error(unknown_argument(c, 3 + static_cast<int>(keys),
+                                        "numkeys source keys, then WEIGHTS and one weight each",
+                                        "CMS: wrong number of keys"));
+      }
     } else if (weights_at != 3 + keys || argc != 4 + keys * 2) {
-      return c.error("CMS: wrong number of keys/weights");
+      return c.error(fmt::format(
+          "CMS: wrong number of keys/weights: {} source keys and {} weights; CMS.MERGE takes "
+          "numkeys source keys, then WEIGHTS and one weight each",
+          keys, argc - weights_at - 1));
     }
     open_key dest(c, 1, api::key_read | api::key_write);
     key_status status;

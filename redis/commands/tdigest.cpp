@@ -98,6 +98,9 @@ constexpr const char* merge_too_large =
 int td_create(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
+    if (argc == 3 && !c.is(2, "COMPRESSION")) {
+      return c.error(unknown_argument(c, 2, "COMPRESSION c", "ERR T-Digest: wrong keyword"));
+    }
     if (argc != 2 && argc != 4) return c.wrong_arity();
     open_key key(c, 1, api::key_read | api::key_write);
     const key_status status = key.status(tdigest_type);
@@ -105,7 +108,9 @@ int td_create(api::Ctx* ctx, api::String** argv, int argc) {
     if (status == key_status::mismatch) return c.error(api::wrongtype_error);
     long long compression = static_cast<long long>(tdigest::default_compression);
     if (argc == 4) {
-      if (!c.is(2, "COMPRESSION")) return c.error("ERR T-Digest: wrong keyword");
+      if (!c.is(2, "COMPRESSION")) {
+        return c.error(unknown_argument(c, 2, "COMPRESSION c", "ERR T-Digest: wrong keyword"));
+      }
       if (!parse_compression(c, 3, compression, create_too_large)) return 0;
     }
     auto* v = make<value>();
@@ -143,7 +148,8 @@ int td_merge(api::Ctx* ctx, api::String** argv, int argc) {
       } else if (c.is(i, "OVERRIDE")) {
         override = true;
       } else {
-        return c.error("ERR T-Digest: wrong keyword");
+        return c.error(
+            unknown_argument(c, i, "COMPRESSION c and OVERRIDE", "ERR T-Digest: wrong keyword"));
       }
     }
     if (!qc::merge_sources(c, in)) return 0;

@@ -41,14 +41,26 @@ module_types& types() noexcept {
   return t;
 }
 
-bool call::is(int i, std::string_view word) const {
-  const std::string_view a = arg(i);
-  return a.size() == word.size() &&
-         std::equal(a.begin(), a.end(), word.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+namespace {
+
+// ASCII case folding in line: the locale's std::tolower is a libc call per
+// character, which made keyword and command-name tests a tenth of a short
+// command's instructions. Keywords and command names are ASCII.
+constexpr char ascii_lower(char c) noexcept {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool call::is(int i, std::string_view word) const { return equal_ignoring_case(arg(i), word); }
 
 std::string_view call::command() const {
   std::string_view name = arg(0);
@@ -57,14 +69,7 @@ std::string_view call::command() const {
   return name;
 }
 
-bool call::command_is(std::string_view name) const {
-  const std::string_view a = command();
-  return a.size() == name.size() &&
-         std::equal(a.begin(), a.end(), name.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
+bool call::command_is(std::string_view name) const { return equal_ignoring_case(command(), name); }
 
 std::string command_name(std::string_view name) {
   const std::string& prefix = settings().prefix;
@@ -117,21 +122,34 @@ namespace {
 
 // The library's arrays through RedisModule_TryAlloc. Redis's allocator
 // aligns to 16 bytes; the blocked filter wants its 512-bit blocks on cache
-// lines, so we over-allocate and keep the allocator's pointer just before
-// the aligned block. Alignments above a cache line (the library asks 2 MiB
-// for huge arrays, to advise huge pages) are served at 64 bytes: Redis
+// lines. jemalloc (Redis's default) places every allocation whose size class
+// is a multiple of 64 bytes on a 64-byte boundary already (its slabs are
+// page-aligned arrays of equal regions; large allocations are page-aligned,
+// at most offset by whole cache lines): a layer's words (whole 64-byte
+// blocks) then cost exactly their size class. Elsewhere (libc malloc, a
+// sanitizer runtime) we over-allocate and keep the allocator's pointer just
+// before the aligned block. Alignments above a cache line (the library asks
+// 2 MiB for huge arrays, to advise huge pages) are served at 64 bytes: Redis
 // recommends transparent huge pages off, and 2 MiB of padding would be
 // counted in used_memory. Alignments Redis's allocator already gives (up to
 // that of std::max_align_t: a sketch's counters, a cuckoo filter's bytes)
 // are passed straight through.
 constexpr std::size_t served_alignment = 64;
 
-bool served_directly(std::size_t alignment) noexcept {
-  return alignment <= alignof(std::max_align_t);
+/// Set once at load (install_size_classes) when the server's allocations
+/// have jemalloc's size classes and alignment; read-only afterwards, so an
+/// array is freed the way it was allocated.
+bool jemalloc_aligns = false;
+
+std::uint64_t jemalloc_class(std::uint64_t bytes) noexcept;
+
+bool served_directly(std::size_t bytes, std::size_t alignment) noexcept {
+  return alignment <= alignof(std::max_align_t) || (jemalloc_aligns && bytes >= served_alignment &&
+                                                    jemalloc_class(bytes) % served_alignment == 0);
 }
 
 void* hook_allocate(std::size_t bytes, std::size_t alignment) {
-  if (served_directly(alignment)) return module_alloc(bytes);
+  if (served_directly(bytes, alignment)) return module_alloc(bytes);
   const std::size_t align = std::min(alignment, served_alignment);
   const std::size_t extra = align + sizeof(void*);
   if (bytes > static_cast<std::size_t>(-1) - extra) throw std::bad_alloc();
@@ -157,7 +175,7 @@ void* module_calloc(std::size_t bytes) {
 // first written. BF.RESERVE of a 1 GB filter answers at once and its
 // resident memory grows as items are added (RedisBloom does the same).
 void* hook_allocate_zeroed(std::size_t bytes, std::size_t alignment) {
-  if (served_directly(alignment)) return module_calloc(bytes);
+  if (served_directly(bytes, alignment)) return module_calloc(bytes);
   const std::size_t align = std::min(alignment, served_alignment);
   const std::size_t extra = align + sizeof(void*);
   if (bytes > static_cast<std::size_t>(-1) - extra) throw std::bad_alloc();
@@ -169,9 +187,9 @@ void* hook_allocate_zeroed(std::size_t bytes, std::size_t alignment) {
   return aligned;
 }
 
-void hook_deallocate(void* p, std::size_t /*bytes*/, std::size_t alignment) noexcept {
+void hook_deallocate(void* p, std::size_t bytes, std::size_t alignment) noexcept {
   if (p == nullptr) return;
-  if (served_directly(alignment)) {
+  if (served_directly(bytes, alignment)) {
     module_free(p);
     return;
   }
@@ -193,12 +211,12 @@ std::uint64_t jemalloc_class(std::uint64_t bytes) noexcept {
   return (bytes + step - 1) / step * step;
 }
 
-// A layer's words of `bytes` cost hook_allocate's padding too (they ask a
-// cache line): the largest multiple of 64 that costs the same class.
+// A layer's words of `bytes` (whole 64-byte blocks) take jemalloc's class
+// of `bytes` (hook_allocate serves them unpadded there): the largest
+// multiple of 64 in that class. The same on every server (see below).
 std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
-  constexpr std::uint64_t padding = served_alignment + sizeof(void*);
   if (bytes > (std::uint64_t{1} << 50)) return bytes;
-  return std::max(bytes, (jemalloc_class(bytes + padding) - padding) / 64 * 64);
+  return std::max(bytes, jemalloc_class(bytes) / 64 * 64);
 }
 
 // Layers grow to jemalloc's size classes (Redis's default allocator) on
@@ -208,22 +226,25 @@ std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
 // DIGEST-VALUE agrees). Where the allocator is not jemalloc's (libc malloc,
 // or a sanitizer runtime preloaded), RedisModule_MallocSize shows it at
 // load; the log says so, since the growth then buys bits without saving
-// rounding there.
+// rounding there, and arrays that want cache-line alignment are padded.
 void install_size_classes(api::Ctx* ctx) {
   layered_bloom_filter::set_size_class(words_in_class);
-  for (const std::size_t bytes :
-       {std::size_t{100}, std::size_t{5000}, std::size_t{40000}, std::size_t{1300000}}) {
+  for (const std::size_t bytes : {std::size_t{64}, std::size_t{100}, std::size_t{192},
+                                  std::size_t{5000}, std::size_t{40000}, std::size_t{1300000}}) {
     void* p = api::TryAlloc(bytes);
     if (p == nullptr) return;
     const std::size_t usable = api::MallocSize(p);
+    const bool aligned = jemalloc_class(bytes) % served_alignment != 0 ||
+                         reinterpret_cast<std::uintptr_t>(p) % served_alignment == 0;
     api::Free(p);
-    if (usable != jemalloc_class(bytes)) {
+    if (usable != jemalloc_class(bytes) || !aligned) {
       api::Log(ctx, "notice",
                "ringbloom: the server's allocator is not jemalloc's size classes; Bloom layers "
                "still fill jemalloc's classes, so that every server sizes them alike");
       return;
     }
   }
+  jemalloc_aligns = true;
 }
 
 // --- settings: load-time arguments and CONFIG SET/GET -------------------------

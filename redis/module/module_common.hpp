@@ -114,6 +114,11 @@ class open_key {
   [[nodiscard]] T* value() const {
     return static_cast<T*>(api::ModuleTypeGetValue(key_));
   }
+  /// Closes the key early (before another handler opens it).
+  void close() noexcept {
+    if (key_ != nullptr) api::CloseKey(key_);
+    key_ = nullptr;
+  }
   /// Deletes the key and its value.
   void remove() { api::DeleteKey(key_); }
   /// Stores `value` (owned by the key from now on).

@@ -2,7 +2,8 @@
 
 Every server binds 127.0.0.1 on a free port, runs in its own temporary
 directory, is stopped by its PID, and every wait is bounded. The module is
-taken from $RINGBLOOM_REDIS_MODULE (CTest sets it) or build/release.
+taken from $RINGBLOOM_REDIS_MODULE (CTest sets it) or build/release; the
+server from $RINGBLOOM_REDIS_SERVER or redis-server on PATH.
 A missing redis-server or module is a test failure that says what to do.
 """
 import os
@@ -21,7 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODULE = os.environ.get(
     "RINGBLOOM_REDIS_MODULE", os.path.join(ROOT, "build", "release", "redis", "ringbloom.so"))
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+# Another server (Redis 7.2/8, Valkey 8: docs/redis.md, "Servers") through
+# $RINGBLOOM_REDIS_SERVER; Debian's redis-server by default.
+REDIS_SERVER = (os.environ.get("RINGBLOOM_REDIS_SERVER") or shutil.which("redis-server")
+                or "/usr/bin/redis-server")
 REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 # Sanitizer builds of the module need their runtime loaded first.
 PRELOAD = os.environ.get("RINGBLOOM_REDIS_PRELOAD", "")

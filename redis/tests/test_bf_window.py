@@ -430,3 +430,27 @@ def test_prefixed_windowed_writes_replicate_and_rewrite_under_the_prefix(make_se
     text = b"".join(open(os.path.join(folder, f), "rb").read() for f in os.listdir(folder)
                     if ".base." in f or ".incr." in f)
     assert b"rb.BF.LOADWINDOW" in text and b"rb.BF.ADDAT" in text
+
+
+def test_windowed_keys_are_found_by_the_bf_commands_themselves(r):
+    """The BF handlers open their key once and hand a windowed key to the
+    windowed commands; every BF command on a windowed key answers as one,
+    refuses what does not apply, and other types still get WRONGTYPE."""
+    r.execute_command("BF.RESERVE", "w", "0.01", "1000", "WINDOW", "60")
+    assert r.execute_command("bf.add", "w", "a") == 1  # any case
+    assert r.execute_command("BF.MADD", "w", "a", "b") == [0, 1]
+    assert r.execute_command("Bf.Exists", "w", "b") == 1
+    assert r.execute_command("BF.MEXISTS", "w", "a", "zz") == [1, 0]
+    assert r.execute_command("BF.CARD", "w") >= 2  # counted by the windowed filter
+    assert r.execute_command("BF.INSERT", "w", "NOCREATE", "ITEMS", "c") == [1]
+    for args in (["BF.SCANDUMP", "w", "0"], ["BF.LOADCHUNK", "w", "2", "x"]):
+        with pytest.raises(redis.ResponseError, match="does not apply to a windowed filter"):
+            r.execute_command(*args)
+    with pytest.raises(redis.ResponseError, match="item exists|WRONGTYPE"):
+        r.execute_command("BF.RESERVE", "w", "0.01", "10")
+    r.set("s", "v")
+    for args in (["BF.ADD", "s", "a"], ["BF.INFO", "s"], ["BF.CARD", "s"], ["BF.DEBUG", "s"],
+                 ["BF.SCANDUMP", "s", "0"], ["BF.INSERT", "s", "ITEMS", "a"]):
+        with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+            r.execute_command(*args)
+    assert r.execute_command("BF.EXISTS", "s", "a") == 0  # as RedisBloom: holds nothing

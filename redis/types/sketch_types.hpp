@@ -60,8 +60,8 @@ struct type_methods {
       auto* v = make<value_of<Traits>>();
       const std::uint64_t complete = api::LoadUnsigned(io);
       if (!complete) {
-        v->expected_size = api::LoadUnsigned(io);
-        v->expected_hash = api::LoadUnsigned(io);
+        v->restoring().expected_size = api::LoadUnsigned(io);
+        v->restoring().expected_hash = api::LoadUnsigned(io);
       }
       std::size_t len = 0;
       char* buf = api::LoadStringBuffer(io, &len);
@@ -76,7 +76,7 @@ struct type_methods {
         if (complete) {
           v->value.emplace(Traits::from_image(bytes));
         } else {
-          v->pending = std::move(bytes);
+          v->restoring().pending = std::move(bytes);
         }
       } catch (const std::exception& e) {
         destroy(v);
@@ -98,9 +98,10 @@ struct type_methods {
         const std::string image = Traits::image(*v->value);
         api::SaveStringBuffer(io, image.data(), image.size());
       } else {
-        api::SaveUnsigned(io, v->expected_size);
-        api::SaveUnsigned(io, v->expected_hash);
-        api::SaveStringBuffer(io, v->pending.data(), v->pending.size());
+        const std::string_view pending = v->pending();
+        api::SaveUnsigned(io, v->restore ? v->restore->expected_size : 0);
+        api::SaveUnsigned(io, v->restore ? v->restore->expected_hash : 0);
+        api::SaveStringBuffer(io, pending.data(), pending.size());
       }
     } catch (const std::exception& e) {
       api::LogIOError(io, "warning", "ringbloom: could not save a %s value: %s", Traits::name,
@@ -129,13 +130,15 @@ struct type_methods {
 
   static std::size_t mem_usage(const void* value) noexcept {
     const auto* v = static_cast<const value_of<Traits>*>(value);
-    return sizeof(*v) + v->pending.capacity() + (v->complete() ? Traits::memory(*v->value) : 0);
+    return sizeof(*v) + (v->restore ? sizeof(restore_state) + v->restore->pending.capacity() : 0) +
+           (v->complete() ? Traits::memory(*v->value) : 0);
   }
 
   static void digest(api::Digest* md, void* value) noexcept {
     try {
       const auto* v = static_cast<const value_of<Traits>*>(value);
-      const std::string image = v->complete() ? Traits::image(*v->value) : v->pending;
+      const std::string image =
+          v->complete() ? Traits::image(*v->value) : std::string(v->pending());
       api::DigestAddStringBuffer(md, image.data(), image.size());
     } catch (...) {
     }
@@ -216,11 +219,13 @@ int loadchunk(const call& c, const char* bad_position, const char* bad_header,
     auto v = value_of<Traits>();
     if (data.size() != dump_header_bytes) return c.error(bad_header);
     try {
-      parse_dump_header(data, v.expected_size, v.expected_hash);
+      parse_dump_header(data, v.restoring().expected_size, v.restoring().expected_hash);
     } catch (const data_error&) {
       return c.error(bad_create);
     }
-    if (v.expected_size > settings().max_filter_bytes + 4096) return c.error(bad_create);
+    if (v.restoring().expected_size > settings().max_filter_bytes + 4096) {
+      return c.error(bad_create);
+    }
     key.set(Traits::type_handle(), make<value_of<Traits>>(std::move(v)));
     c.replicate();
     return c.ok();

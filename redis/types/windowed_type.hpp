@@ -5,9 +5,8 @@
 // `... WINDOWITEMS`, or BF.INSERT with the same options) holds a library
 // windowed_bloom_filter (ringbloom/filter/windowed_bloom.hpp) in its own data
 // type, "RBloom-WF". The BF commands are registered once, by bf.cpp; each
-// goes first through a router that sends the calls on a windowed key (and
-// the creations with a window) here, and every other call to bf.cpp's
-// handler unchanged.
+// goes first through a router that sends the creations with a window here;
+// bf.cpp's handlers send the calls on a windowed key here (window_call).
 //
 // Time comes from the master: a write on a time window reads the server's
 // clock once (RedisModule_Milliseconds), never earlier than the latest time
@@ -30,6 +29,13 @@ namespace ringbloom::redis {
 /// specs; more throws std::length_error (a new BF command needs a larger
 /// table in bf_window.cpp).
 std::vector<command_spec> with_window_routes(const command_spec* specs, std::size_t count);
+
+/// Whether `key` holds a windowed filter. bf.cpp's handlers ask when their
+/// key holds another type, close it, and pass the call to window_call,
+/// which answers it as a windowed filter's command (or refuses a command
+/// that does not apply to one).
+bool holds_window(const open_key& key);
+int window_call(const call& c);
 
 /// Creates the "RBloom-WF" type and registers BF.ADDAT and BF.LOADWINDOW;
 /// false after logging when the server refused one.

@@ -22,7 +22,6 @@ namespace {
 
 // MurmurHash2's multiplier, RedisBloom's getAltHash constant.
 constexpr std::uint64_t alt_multiplier = 0x5bd1e995;
-constexpr std::size_t slack_bytes = 7;  // lets a bucket be read as one 8-byte load anywhere
 
 std::uint64_t next_power_of_two(std::uint64_t n) noexcept { return n <= 1 ? 1 : std::bit_ceil(n); }
 
@@ -60,7 +59,7 @@ cuckoo_filter::options checked(std::uint64_t capacity, cuckoo_filter::options o)
 
 std::size_t bytes_for(std::uint64_t buckets, const cuckoo_filter::options& o) {
   const std::uint64_t bits = buckets * o.bucket_size * o.fingerprint_bits;
-  return static_cast<std::size_t>((bits + 7) / 8 + slack_bytes);
+  return static_cast<std::size_t>((bits + 7) / 8 + cuckoo_filter::slack_bytes(o));
 }
 
 // The lookups, over slot bytes wherever they live (a cuckoo_filter's own
@@ -79,6 +78,10 @@ item_key key_for(std::string_view item, const cuckoo_filter::options& o) noexcep
 std::uint32_t slot_at(const unsigned char* bytes, std::uint64_t bucket, std::uint32_t i,
                       const cuckoo_filter::options& o) noexcept {
   const std::uint64_t bit = (bucket * o.bucket_size + i) * o.fingerprint_bits;
+  // 8- and 16-bit slots are read at their own width (their arrays have no
+  // slack); 12-bit ones as a 4-byte word, within the 7 bytes of slack.
+  if (o.fingerprint_bits == 8) return bytes[bit / 8];
+  if (o.fingerprint_bits == 16) return io::load_le<std::uint16_t>(bytes + bit / 8);
   const std::uint32_t word = io::load_le<std::uint32_t>(bytes + bit / 8);
   return (word >> (bit % 8)) & ((std::uint32_t{1} << o.fingerprint_bits) - 1);
 }
@@ -86,18 +89,23 @@ std::uint32_t slot_at(const unsigned char* bytes, std::uint64_t bucket, std::uin
 // Whether a bucket holds `fp`. For the common shapes (b x bits is 8 to 64
 // bits, a whole number of bytes: b = 2 or 4 at any fingerprint size, b <= 8
 // at 8 bits) every bucket starts on a byte and fits one 8-byte load, and its
-// slots are compared in registers; other shapes read slot by slot.
-bool bucket_holds(const unsigned char* bytes, std::uint64_t bucket, std::uint32_t fp,
-                  const cuckoo_filter::options& o) noexcept {
+// slots are compared in registers; other shapes read slot by slot. The load
+// may run past the bucket, so it is used only where 8 bytes remain in the
+// array of `buckets` buckets (with its slack, if any): in all buckets but
+// the last few of an array without slack.
+bool bucket_holds(const unsigned char* bytes, std::uint64_t bucket, std::uint64_t buckets,
+                  std::uint32_t fp, const cuckoo_filter::options& o) noexcept {
   const std::uint32_t bits = o.fingerprint_bits;
   const std::uint64_t bucket_bits = std::uint64_t{o.bucket_size} * bits;
-  if (bucket_bits > 64 || bucket_bits % 8 != 0) {
+  const std::uint64_t bucket_bytes = bucket_bits / 8;
+  if (bucket_bits > 64 || bucket_bits % 8 != 0 ||
+      bucket * bucket_bytes + 8 > buckets * bucket_bytes + cuckoo_filter::slack_bytes(o)) {
     for (std::uint32_t i = 0; i < o.bucket_size; ++i) {
       if (slot_at(bytes, bucket, i, o) == fp) return true;
     }
     return false;
   }
-  const std::uint64_t word = io::load_le<std::uint64_t>(bytes + bucket * (bucket_bits / 8));
+  const std::uint64_t word = io::load_le<std::uint64_t>(bytes + bucket * bucket_bytes);
   const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
   bool found = false;
   for (std::uint32_t i = 0; i < o.bucket_size; ++i) {
@@ -123,8 +131,8 @@ bool contains(const Subs& subs, BytesOf bytes_of, item_key k,
               const cuckoo_filter::options& o) noexcept {
   for (const auto& s : subs) {
     const auto [b1, b2] = buckets_for(k, s.buckets);
-    if (bucket_holds(bytes_of(s), b1, k.fingerprint, o) ||
-        bucket_holds(bytes_of(s), b2, k.fingerprint, o)) {
+    if (bucket_holds(bytes_of(s), b1, s.buckets, k.fingerprint, o) ||
+        bucket_holds(bytes_of(s), b2, s.buckets, k.fingerprint, o)) {
       return true;
     }
   }
@@ -240,6 +248,14 @@ void cuckoo_filter::set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t 
                              std::uint32_t fp) noexcept {
   const std::uint64_t bit = (bucket * options_.bucket_size + i) * options_.fingerprint_bits;
   unsigned char* p = s.bytes.data() + bit / 8;
+  if (options_.fingerprint_bits == 8) {  // at the slot's own width, as slot_at
+    *p = static_cast<unsigned char>(fp);
+    return;
+  }
+  if (options_.fingerprint_bits == 16) {
+    io::store_le<std::uint16_t>(p, static_cast<std::uint16_t>(fp));
+    return;
+  }
   const std::uint32_t mask = ((std::uint32_t{1} << options_.fingerprint_bits) - 1) << (bit % 8);
   const std::uint32_t word = io::load_le<std::uint32_t>(p);
   io::store_le<std::uint32_t>(p, (word & ~mask) | (fp << (bit % 8)));
@@ -531,9 +547,9 @@ cuckoo_filter cuckoo_view::copy() const {
   for (const sub_view& s : subs_) {
     cuckoo_filter::sub_filter own;
     own.buckets = s.buckets;
-    const std::size_t n = bytes_for(s.buckets, options_) - slack_bytes;
+    const std::size_t n = bytes_for(s.buckets, options_) - cuckoo_filter::slack_bytes(options_);
     own.bytes.assign(s.bytes, s.bytes + n);
-    own.bytes.resize(n + slack_bytes, 0);
+    own.bytes.resize(n + cuckoo_filter::slack_bytes(options_), 0);
     subs.push_back(std::move(own));
   }
   return cuckoo_filter::from_state(capacity_, options_, items_, deletes_, std::move(subs));

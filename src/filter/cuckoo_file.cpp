@@ -33,7 +33,6 @@ constexpr std::size_t off_deletes = 48;
 constexpr std::size_t off_max_kicks = 56;
 constexpr std::size_t off_expansion = 58;
 constexpr std::size_t off_reserved = 60;
-constexpr std::size_t slack_bytes = 7;  // in memory only, never in the file (cuckoo.cpp)
 
 std::uint64_t slot_bytes(std::uint64_t buckets, std::uint32_t b, std::uint32_t bits) {
   return (buckets * b * bits + 7) / 8;
@@ -176,7 +175,7 @@ cuckoo_filter deserialize_cuckoo(std::string_view bytes) {
     cuckoo_filter::sub_filter s;
     s.buckets = f.buckets[i];
     s.bytes.assign(d + f.offsets[i], d + f.offsets[i] + n);
-    s.bytes.resize(static_cast<std::size_t>(n) + slack_bytes, 0);
+    s.bytes.resize(static_cast<std::size_t>(n) + cuckoo_filter::slack_bytes(o), 0);
     subs.push_back(std::move(s));
   }
   return built([&] {

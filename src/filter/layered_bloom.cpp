@@ -100,6 +100,27 @@ sizes blocked_sizes(std::uint64_t capacity, double fpr) {
   return size;
 }
 
+/// Per-call buffers of a batch: on the stack up to `inline_items` items (a
+/// BF.MADD / BF.MEXISTS of a few items, the common call, then allocates
+/// nothing), on the heap beyond.
+template <class T>
+class batch_buffer {
+ public:
+  static constexpr std::size_t inline_items = 32;
+  explicit batch_buffer(std::size_t n) {
+    if (n > inline_items) heap_ = std::make_unique<T[]>(n);
+    data_ = n > inline_items ? heap_.get() : local_.data();
+    std::fill(data_, data_ + n, T{});
+  }
+  T* data() noexcept { return data_; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+
+ private:
+  std::array<T, inline_items> local_;
+  std::unique_ptr<T[]> heap_;
+  T* data_;
+};
+
 /// A lower bound of a layer's bytes: the classic filter's optimum,
 /// n log2(1/p) / ln 2 bits; a blocked filter always needs more.
 double least_layer_bytes(std::uint64_t capacity, double fpr) noexcept {
@@ -151,7 +172,7 @@ layered_bloom_filter::layered_bloom_filter(std::uint64_t capacity, double fpr,
     throw std::length_error("the filter's first layer needs more than its limit of " +
                             std::to_string(max_bytes) + " bytes");
   }
-  layers_.reserve(4);
+  layers_.reserve(1);
   layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
 }
 
@@ -169,6 +190,7 @@ bool layered_bloom_filter::add_layer() {
   if (used >= max_bytes_) return false;
   const std::optional<filter_size> size = fitting_layer(capacity, budget, max_bytes_ - used);
   if (!size) return false;
+  layers_.reserve(layers_.size() + 1);  // exact: at most 64 layers, each copy is a few words
   layers_.push_back({blocked_bloom_filter(size->bits, size->hashes), capacity});
   cannot_grow_ = false;
   return true;
@@ -214,7 +236,7 @@ layered_bloom_filter::add_status layered_bloom_filter::add(std::string_view item
 std::size_t layered_bloom_filter::add_many(std::span<const std::string_view> items,
                                            std::span<add_status> out) {
   const std::size_t n = std::min(items.size(), out.size());
-  std::vector<hash128> hashes(n);
+  batch_buffer<hash128> hashes(n);
   for (std::size_t i = 0; i < n; ++i) hashes[i] = layers_.front().filter.hash_item(items[i]);
   // Ask every layer for the whole batch first (hashing done, blocks
   // prefetched: one memory wait for many items). Bits are only ever set, so
@@ -223,10 +245,11 @@ std::size_t layered_bloom_filter::add_many(std::span<const std::string_view> ite
   // may have set their bits; the newest layer's blocks are now in cache),
   // and added.
   const std::size_t newest = layers_.size() - 1;
-  auto present = std::make_unique<bool[]>(n);
-  auto answer = std::make_unique<bool[]>(n);
+  batch_buffer<bool> present(n);
+  batch_buffer<bool> answer(n);
   for (std::size_t l = 0; l <= newest; ++l) {
-    layers_[l].filter.may_contain_many(std::span<const hash128>(hashes), {answer.get(), n});
+    layers_[l].filter.may_contain_many(std::span<const hash128>(hashes.data(), n),
+                                       {answer.data(), n});
     for (std::size_t i = 0; i < n; ++i) present[i] = present[i] || answer[i];
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -245,12 +268,12 @@ bool layered_bloom_filter::may_contain(std::string_view item) const {
 void layered_bloom_filter::may_contain_many(std::span<const std::string_view> items,
                                             std::span<bool> out) const {
   const std::size_t n = std::min(items.size(), out.size());
-  std::vector<hash128> hashes(n);
+  batch_buffer<hash128> hashes(n);
   for (std::size_t i = 0; i < n; ++i) hashes[i] = layers_.front().filter.hash_item(items[i]);
   std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), false);
-  auto answer = std::make_unique<bool[]>(n);
+  batch_buffer<bool> answer(n);
   for (const layer& l : layers_) {
-    l.filter.may_contain_many(std::span<const hash128>(hashes), {answer.get(), n});
+    l.filter.may_contain_many(std::span<const hash128>(hashes.data(), n), {answer.data(), n});
     for (std::size_t i = 0; i < n; ++i) out[i] = out[i] || answer[i];
   }
 }
@@ -323,6 +346,7 @@ layered_bloom_filter layered_bloom_filter::from_header(std::string_view bytes,
     throw data_error("the filter header has impossible parameters");
   }
   std::uint64_t total = 0;
+  c.layers_.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::size_t at = header_fixed_bytes + i * header_layer_bytes;
     const auto capacity = get<std::uint64_t>(bytes, at);

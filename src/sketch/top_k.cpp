@@ -11,6 +11,10 @@
 #include <set>
 #include <stdexcept>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 
@@ -95,9 +99,23 @@ std::ptrdiff_t top_k::find_in_heap(std::string_view item, std::uint32_t fp) cons
   const std::size_t n = heap_fp_.size();
   const std::uint32_t* fps = heap_fp_.data();
   std::size_t i = 0;
+#if defined(__SSE2__)
+  // Eight fingerprints per step in two 128-bit compares (SSE2 is part of
+  // x86-64): a TOPK.QUERY of a 50-item heap spends ~70 instructions here
+  // instead of ~320 with one compare per slot.
+  const __m128i want = _mm_set1_epi32(static_cast<int>(fp));
+#endif
   for (; i + 8 <= n; i += 8) {
+#if defined(__SSE2__)
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(fps + i));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(fps + i + 4));
+    auto mask =
+        static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(lo, want))) |
+                              (_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(hi, want))) << 4));
+#else
     unsigned mask = 0;
     for (unsigned j = 0; j < 8; ++j) mask |= static_cast<unsigned>(fps[i + j] == fp) << j;
+#endif
     while (mask != 0) {
       const std::size_t at = i + static_cast<std::size_t>(std::countr_zero(mask));
       if (heap_[at].count > 0 && heap_[at].item == item) return static_cast<std::ptrdiff_t>(at);
@@ -122,15 +140,27 @@ void top_k::sift(std::size_t at) {
     swap_slots(at, (at - 1) / 2);
     at = (at - 1) / 2;
   }
-  for (;;) {
-    std::size_t smallest = at;
-    for (std::size_t child = 2 * at + 1; child <= 2 * at + 2 && child < heap_.size(); ++child) {
-      if (heap_[child].count < heap_[smallest].count) smallest = child;
-    }
-    if (smallest == at) return;
-    swap_slots(at, smallest);
-    at = smallest;
-  }
+  // Down, with RedisBloom's tie-breaking (heapifyDown in its topk.c), which
+  // clients see in the items TOPK.ADD reports expelled: the smaller child,
+  // the left one on a tie; the first step is taken when that child's count
+  // is at most this slot's, later steps only while it is smaller. (After
+  // A, B, C into an empty heap of 3, D then expels A, as RedisBloom's does.)
+  const std::size_t n = heap_.size();
+  const auto smaller_child = [&](std::size_t parent) {
+    std::size_t child = 2 * parent + 1;
+    if (child + 1 < n && heap_[child].count > heap_[child + 1].count) ++child;
+    return child;
+  };
+  if (2 * at + 1 >= n) return;
+  std::size_t child = smaller_child(at);
+  const std::uint32_t moving = heap_[at].count;
+  if (heap_[child].count > moving) return;
+  do {
+    swap_slots(at, child);
+    at = child;
+    if (2 * at + 1 >= n) return;
+    child = smaller_child(at);
+  } while (heap_[child].count < moving);
 }
 
 std::optional<std::string> top_k::add(std::string_view item, std::uint32_t increment) {

@@ -74,9 +74,17 @@ class cuckoo_filter {
   /// bits each (slot s of bucket i at bit (i b + s) bits), little-endian.
   struct sub_filter {
     std::uint64_t buckets = 0;
-    hooked_vector<std::uint8_t> bytes;  // ceil(buckets b bits / 8) + 7 zero bytes of slack
+    hooked_vector<std::uint8_t> bytes;  // ceil(buckets b bits / 8) + slack_bytes() zero bytes
     friend bool operator==(const sub_filter&, const sub_filter&) = default;
   };
+
+  /// Zero bytes kept after a sub-filter's last slot: none for 8- and 16-bit
+  /// fingerprints (read and written at their own width, so an array of
+  /// 1 MiB stays in the allocator's 1 MiB size class), 7 for 12-bit ones
+  /// (read as 4- or 8-byte words).
+  [[nodiscard]] static constexpr std::size_t slack_bytes(const options& o) noexcept {
+    return o.fingerprint_bits % 8 == 0 ? 0 : 7;
+  }
 
   /// Throws std::invalid_argument naming the valid values unless capacity
   /// >= 1 and every option is in range.
@@ -228,7 +236,7 @@ class cuckoo_view {
   [[nodiscard]] std::uint64_t slots() const noexcept;
   [[nodiscard]] double load_factor() const noexcept;
   /// The bytes a loaded cuckoo_filter holds for these slots (its
-  /// memory_bytes(): the slots and 7 bytes of slack per sub-filter).
+  /// memory_bytes(): the slots and slack_bytes() per sub-filter).
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
   /// A writable filter with a copy of the slots.
   [[nodiscard]] cuckoo_filter copy() const;

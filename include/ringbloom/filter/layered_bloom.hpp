@@ -92,6 +92,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/allocator_hook.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
 
 namespace ringbloom {
@@ -160,9 +161,9 @@ class layered_bloom_filter {
   [[nodiscard]] std::uint64_t items() const noexcept;
   /// Bytes of all layers' words.
   [[nodiscard]] std::uint64_t word_bytes() const noexcept;
-  /// What the value occupies: the object, the layer table and the words. The
-  /// table is counted by its layers, not the vector's reserve, so the figure
-  /// is the same after a reload.
+  /// What the value occupies: the object, the layer table (allocated at
+  /// exactly its layers, so the figure is the same after a reload) and the
+  /// words.
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
 
   /// The header form (above).
@@ -202,7 +203,9 @@ class layered_bloom_filter {
   std::uint32_t expansion_ = 2;
   bool nonscaling_ = false;
   std::uint64_t max_bytes_ = 0;
-  std::vector<layer> layers_;
+  /// In the allocator hook's memory (a Redis server counts it), exactly as
+  /// many as there are layers: a small filter is mostly its table and words.
+  hooked_vector<layer> layers_;
   bool cannot_grow_ = false;  ///< add_layer was refused (the limits are fixed)
   static inline size_class_fn size_class_ = nullptr;
 };
