@@ -338,7 +338,7 @@ void windowed_bloom_filter::add_hash(std::uint64_t x, double now) {
     if (added_ == 0 || now > latest_time_) latest_time_ = now;
   } else {
     gen = count_generation();
-    advance_to(gen);
+    if (added_ == 0 || gen > latest_gen_) advance_to(gen);
   }
   insert(x, gen);
   ++added_;
@@ -362,9 +362,10 @@ bool windowed_bloom_filter::test_and_add_hash(std::uint64_t x, double now) {
     if (added_ == 0 || gen > latest_gen_) advance_to(gen);
     if (added_ == 0 || now > latest_time_) latest_time_ = now;
   } else {
-    seen = probe_nibbles(sb, x, hashes_, live_mask(latest_gen_)) != 0;
+    // live_mask(latest_gen_): every slot once anything was added.
+    seen = added_ != 0 && probe_nibbles(sb, x, hashes_, (1u << gens) - 1) != 0;
     gen = count_generation();
-    advance_to(gen);
+    if (added_ == 0 || gen > latest_gen_) advance_to(gen);
   }
   const unsigned s = slot_of(gen);
   insert_nibbles(sb, x, hashes_, s);

@@ -79,8 +79,28 @@
 //   before blocking, and a blocked APBF (k + l segments in one block) is
 //   worse again, for the same small-segment reason. The chosen layout is the
 //   smallest of these within 3 cache lines.
+//   The nibble layout allows more generations per position (8 as one bit of
+//   a byte, s = 1/7), but not in fewer bits: the model above (same code,
+//   blocked_fpr per generation, rate 1 - (1 - f)^g) gives, at 1% / 0.1% /
+//   0.01%, 8 generations of 192 positions in the same 3 lines 1.92x /
+//   1.90x / 1.99x (the blocks get small), 8 generations of 384 positions
+//   1.76x / 1.63x / 1.59x but 6 lines per lookup, and 5 generations of 384
+//   positions (s = 1/4) 1.77x / 1.67x / 1.63x in 3.75 lines. None reaches
+//   1.6x at 1% within 3 lines, so 4 generations stay.
 //
-// Rate: with lambda = G items in each live generation, each segment is a
+// Speed (docs/performance.md, "Windowed filter"): a lookup costs about the
+//   instructions of a blocked one (see "Why nibbles"), but reads 3 cache
+//   lines where the blocked filter reads 1, and an add writes 3. Once the
+//   array is out of L2 the memory traffic decides: measured against the
+//   blocked filter, adds cost 1.0-1.4x one at a time and 1.5-3.0x batched,
+//   lookups about 2x one at a time and 2.7-3.8x batched (the goal of 1.5x
+//   is met by single adds only). One line per item would take
+//   4 generations of 128 positions: 2.07x / 2.20x / 2.47x the memory by the
+//   same model, further from the memory goal than the speed goal is gained,
+//   so the 3-line layout stays.
+//
+// Rate: with lambda = G items in each live generation, each generation's
+//   bits (its "segment": its bit of the 384 nibbles of every super-block) are a
 //   blocked filter of 384-bit blocks (bloom_math::blocked_fpr(G, 384 B, k,
 //   384)) and a stranger is tested against 4 independent segments, so
 //   rate = 1 - (1 - f)^4 (the positions are the same in every segment, which
@@ -152,8 +172,9 @@ enum class window_kind : std::uint8_t {
 /// The sizing math of the windowed filter, with its source in the header's
 /// "Rate" paragraph.
 struct windowed_math {
-  /// Generations kept (the current one and three before it), segments per
-  /// super-block, and the slack s = 1 / (generations - 1).
+  /// Generations kept (the current one and three before it), positions per
+  /// super-block (each a nibble: one bit, a segment bit, per generation),
+  /// and the slack s = 1 / (generations - 1).
   static constexpr std::uint32_t generations = 4;
   static constexpr double slack = 1.0 / 3.0;
   static constexpr std::uint64_t segment_bits = 384;
@@ -293,7 +314,7 @@ class windowed_bloom_filter {
 
   [[nodiscard]] std::int64_t generation_at(double now, const char* what) const;
   void advance_to(std::int64_t gen);
-  /// Bit s of the result: segment s is live for a query in generation `gen`.
+  /// Bit s of the result: slot s is live for a query in generation `gen`.
   [[nodiscard]] unsigned live_mask(std::int64_t gen) const noexcept;
   void insert(std::uint64_t x, std::int64_t gen) noexcept;
   [[nodiscard]] bool probe(std::uint64_t x, unsigned live) const noexcept;
