@@ -8,6 +8,7 @@ the sample; the wall-clock test also depends on where the generation
 boundaries fall, which is why it bounds rather than pins."""
 import math
 import os
+import pathlib
 import struct
 import time
 
@@ -284,6 +285,35 @@ def test_damaged_payloads_are_refused(r):
     with pytest.raises(redis.ResponseError, match="received bad data"):
         r.execute_command("BF.LOADWINDOW", "bad", b"\x89RBW" + b"\x00" * 100)
     assert r.exists("bad") == 0
+
+
+def test_version_1_images_load_as_the_same_filter(r):
+    """Images of format version 1 (one 384-bit segment per generation, the
+    first release's layout) load through BF.LOADWINDOW and through RESTORE
+    (the RDB form) as the same filter as its version 2 image: the same
+    DUMP and digest. The images are the library's golden files."""
+    data = pathlib.Path(__file__).resolve().parents[2] / "tests" / "filter" / "data"
+    v1 = (data / "windowed_count_xxh3_v1.rbw").read_bytes()
+    v2 = (data / "windowed_count_xxh3.rbw").read_bytes()
+    assert v1 != v2 and len(v1) == len(v2)
+    r.execute_command("BF.LOADWINDOW", "old", v1)
+    r.execute_command("BF.LOADWINDOW", "new", v2)
+    assert digest(r, "old") == digest(r, "new")
+    assert info(r, "old") == info(r, "new")
+    # The version 1 image in a DUMP payload (uncompressed, so the image is
+    # its bytes), resealed with Redis's CRC-64.
+    r.config_set("rdbcompression", "no")
+    try:
+        payload = r.dump("new")
+    finally:
+        r.config_set("rdbcompression", "yes")
+    assert payload.count(v2) == 1
+    body = payload[:-8].replace(v2, v1)
+    r.restore("restored", 0, body + struct.pack("<Q", crc64(body)))
+    assert digest(r, "restored") == digest(r, "new")
+    assert r.dump("restored") == r.dump("new")
+    members = [f"n{i}" for i in range(40, 130)]
+    assert r.execute_command("BF.MEXISTS", "restored", *members) == [1] * len(members)
 
 
 @pytest.mark.parametrize("args,message", [

@@ -2,9 +2,6 @@
 // sizing, generations, probes, and the file member "\x89RBW".
 #include "ringbloom/filter/windowed_bloom.hpp"
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -24,35 +21,57 @@ namespace {
 
 constexpr std::uint32_t max_hashes = 16;
 constexpr std::uint32_t gens = windowed_math::generations;
-constexpr std::size_t seg_words = windowed_bloom_filter::segment_words;
+constexpr std::size_t seg_words = windowed_math::segment_bits / 64;  // 6: a v1 segment
 constexpr std::size_t sb_words = windowed_bloom_filter::superblock_words;
 
-/// Position (0..383) of bit j inside a 384-bit segment: the blocked kinds'
-/// 32-bit multiply-shift (detail::block_multipliers), mapped onto 384 values
-/// by Lemire's multiply-shift ((u * 384) >> 32) since 384 is not a power of 2.
-inline std::uint32_t segment_position(std::uint64_t h2, std::uint32_t j) noexcept {
-  const auto half = static_cast<std::uint32_t>(j < 8 ? h2 : h2 >> 32);
-  const auto u = static_cast<std::uint32_t>(half * detail::block_multipliers[j]);
-  return static_cast<std::uint32_t>((std::uint64_t{u} * windowed_math::segment_bits) >> 32);
+/// The generation bits of a super-block (24 words, 384 nibbles): position p
+/// (0..383) is nibble p % 16 of word p / 16, and bit s of that nibble is
+/// position p of generation slot s. nibble_bits(s) has bit s of every nibble.
+constexpr std::uint64_t nibble_ones = 0x1111111111111111ULL;
+inline std::uint64_t nibble_bits(unsigned slot) noexcept { return nibble_ones << slot; }
+
+/// The word of position p in a super-block and the shift of its nibble.
+inline std::size_t nibble_word(std::uint32_t p) noexcept { return p >> 4; }
+inline unsigned nibble_shift(std::uint32_t p) noexcept { return (p & 15u) << 2; }
+
+/// Calls fn(word, shift) for the item's k positions. Position j is the
+/// blocked kinds' 32-bit multiply-shift u_j = half_j * block_multipliers[j]
+/// (half_j the low 32 bits of h2 for j < 8, the high ones after), mapped
+/// onto 0..383 by Lemire's multiply-shift p = (u_j * 384) >> 32, since 384
+/// is not a power of 2. With v = 3 u_j (34 bits), p = v >> 25, so its word
+/// p / 16 is v >> 29 and its nibble's shift 4 (p % 16) is (v >> 23) & 60.
+template <class Fn>
+[[gnu::always_inline]] inline void for_each_nibble(std::uint64_t h2, std::uint32_t k,
+                                                   Fn&& fn) noexcept {
+  const auto step = [&](std::uint32_t half, std::uint32_t j) {
+    const std::uint64_t v =
+        std::uint64_t{static_cast<std::uint32_t>(half * detail::block_multipliers[j])} * 3;
+    fn(static_cast<std::size_t>(v >> 29), static_cast<unsigned>(v >> 23) & 60u);
+  };
+  const auto lo = static_cast<std::uint32_t>(h2);
+  const std::uint32_t first = k < 8 ? k : 8;
+  for (std::uint32_t j = 0; j < first; ++j) step(lo, j);
+  const auto hi = static_cast<std::uint32_t>(h2 >> 32);
+  for (std::uint32_t j = 8; j < k; ++j) step(hi, j);
 }
 
-/// The 6-word mask of an item's k bits in a segment (the same in every
-/// segment of its super-block).
-inline std::array<std::uint64_t, seg_words> segment_mask(std::uint64_t x,
-                                                         std::uint32_t k) noexcept {
-  const std::uint64_t h2 = x * detail::blocked64_mixer;
-  std::array<std::uint64_t, seg_words> mask{};
-  for (std::uint32_t j = 0; j < k; ++j) {
-    const std::uint32_t p = segment_position(h2, j);
-    mask[p >> 6] |= std::uint64_t{1} << (p & 63);
-  }
-  return mask;
+/// The item's k nibbles ANDed, masked by `live` (bit s: slot s is live):
+/// non-zero when some live generation holds all k positions. One load, shift
+/// and AND per hash, branch-free: members and strangers alternate
+/// unpredictably.
+[[gnu::always_inline]] inline unsigned probe_nibbles(const std::uint64_t* sb, std::uint64_t x,
+                                                     std::uint32_t k, unsigned live) noexcept {
+  std::uint64_t acc = live;
+  for_each_nibble(x * detail::blocked64_mixer, k,
+                  [&](std::size_t w, unsigned shift) { acc &= sb[w] >> shift; });
+  return static_cast<unsigned>(acc & 0xFu);
 }
 
-inline bool covers(const std::uint64_t* seg, const std::array<std::uint64_t, seg_words>& m) {
-  std::uint64_t miss = 0;
-  for (std::size_t w = 0; w < seg_words; ++w) miss |= m[w] & ~seg[w];
-  return miss == 0;
+[[gnu::always_inline]] inline void insert_nibbles(std::uint64_t* sb, std::uint64_t x,
+                                                  std::uint32_t k, unsigned slot) noexcept {
+  for_each_nibble(x * detail::blocked64_mixer, k, [&](std::size_t w, unsigned shift) {
+    sb[w] |= std::uint64_t{1} << (shift + slot);
+  });
 }
 
 inline unsigned slot_of(std::int64_t gen) noexcept {
@@ -188,34 +207,59 @@ void windowed_bloom_filter::require_kind(window_kind wanted, const char* call) c
                               "window, so pass the time of the call in seconds");
 }
 
-std::int64_t windowed_bloom_filter::generation_at(double now, const char* what) const {
+namespace {
+
+/// What generation_at checks, for the refusal, out of the hot path.
+struct time_state {
+  double window;
+  double generation_seconds;
+  double latest_time;
+  std::int64_t latest_gen;
+  bool empty;
+};
+
+/// Throws the sentence for a time generation_at refuses (in its order).
+[[noreturn, gnu::cold, gnu::noinline]] void refuse_time(double now, const char* what,
+                                                        const time_state& st) {
   if (!std::isfinite(now)) {
     throw std::invalid_argument(std::string("the time of ") + what +
                                 " must be a finite number of seconds, not " + std::to_string(now) +
                                 "; pass the time of the event");
   }
-  if (added_ > 0 && now < latest_time_ - window_) {
+  if (!st.empty && now < st.latest_time - st.window) {
     throw std::invalid_argument(
         std::string("the time of ") + what + " (" + std::to_string(now) +
-        ") is more than one window (" + std::to_string(window_) +
-        " s) before the latest time the filter has seen (" + std::to_string(latest_time_) +
+        ") is more than one window (" + std::to_string(st.window) +
+        " s) before the latest time the filter has seen (" + std::to_string(st.latest_time) +
         "); a windowed filter accepts times out of order by at most one window");
   }
-  const double g = std::floor(now / generation_seconds_);
-  // |g| below 2^62 keeps slot arithmetic and the +-3 ranges exact.
+  const double g = std::floor(now / st.generation_seconds);
   if (!(std::fabs(g) < 4.0e18)) {
     throw std::invalid_argument(std::string("the time of ") + what + " (" + std::to_string(now) +
                                 ") is too far from 0 for this window; pass Unix seconds");
   }
-  const auto gen = static_cast<std::int64_t>(g);
-  if (added_ > 0 && gen < latest_gen_ - static_cast<std::int64_t>(gens - 1)) {
-    // Rounding at a generation boundary: the generation has already been cleared.
-    throw std::invalid_argument(std::string("the time of ") + what + " (" + std::to_string(now) +
-                                ") falls in a generation the filter has already forgotten; a "
-                                "windowed filter accepts times out of order by at most one "
-                                "window");
+  // Rounding at a generation boundary: the generation has already been cleared.
+  throw std::invalid_argument(std::string("the time of ") + what + " (" + std::to_string(now) +
+                              ") falls in a generation the filter has already forgotten; a "
+                              "windowed filter accepts times out of order by at most one "
+                              "window");
+}
+
+}  // namespace
+
+std::int64_t windowed_bloom_filter::generation_at(double now, const char* what) const {
+  // The refusals, in refuse_time's order: not finite; more than a window
+  // before the latest time; |g| at or above 4e18 (below 2^62 keeps the slot
+  // arithmetic and the +-3 ranges exact); a generation already cleared.
+  const double g = std::floor(now / generation_seconds_);
+  const bool empty = added_ == 0;
+  if (std::isfinite(now) && (empty || now >= latest_time_ - window_) && std::fabs(g) < 4.0e18)
+      [[likely]] {
+    const auto gen = static_cast<std::int64_t>(g);
+    if (empty || gen >= latest_gen_ - static_cast<std::int64_t>(gens - 1)) [[likely]]
+      return gen;
   }
-  return gen;
+  refuse_time(now, what, {window_, generation_seconds_, latest_time_, latest_gen_, empty});
 }
 
 std::int64_t windowed_bloom_filter::count_generation() const noexcept {
@@ -238,12 +282,13 @@ void windowed_bloom_filter::advance_to(std::int64_t gen) {
   if (clear == (1u << gens) - 1) {
     std::fill(words_.begin(), words_.end(), 0);
   } else {
-    for (std::uint64_t b = 0; b < superblocks_; ++b) {
-      std::uint64_t* sb = words_.data() + b * sb_words;
-      for (unsigned s = 0; s < gens; ++s) {
-        if ((clear >> s) & 1u) std::memset(sb + s * seg_words, 0, seg_words * 8);
-      }
+    // Every word holds 16 nibbles, one bit per slot: clearing slots is one
+    // AND with a constant over the array (vectorised by the compiler).
+    std::uint64_t keep = ~std::uint64_t{0};
+    for (unsigned s = 0; s < gens; ++s) {
+      if ((clear >> s) & 1u) keep &= ~nibble_bits(s);
     }
+    for (std::uint64_t& w : words_) w &= keep;
   }
   for (unsigned s = 0; s < gens; ++s) {
     if ((clear >> s) & 1u) segment_items_[s] = 0;
@@ -253,6 +298,9 @@ void windowed_bloom_filter::advance_to(std::int64_t gen) {
 
 unsigned windowed_bloom_filter::live_mask(std::int64_t gen) const noexcept {
   if (added_ == 0) return 0;
+  // Up to the latest generation the four live ones fill every slot.
+  if (gen <= latest_gen_) [[likely]]
+    return (1u << gens) - 1;
   std::int64_t lo = latest_gen_ - (gens - 1);
   if (gen > latest_gen_) lo = std::max(lo, gen - static_cast<std::int64_t>(gens - 1));
   unsigned mask = 0;
@@ -267,29 +315,19 @@ std::int64_t windowed_bloom_filter::query_generation(double now) const {
 // --- probes ----------------------------------------------------------------------
 
 std::uint64_t windowed_bloom_filter::hash_item(std::string_view item) const noexcept {
-  return XXH3_64bits_withSeed(item.data(), item.size(), seed_);
+  // XXH3-64 with the seed: inline for items of at most 16 bytes.
+  return detail::blocked64_item_hash(item, seed_);
 }
 
 void windowed_bloom_filter::insert(std::uint64_t x, std::int64_t gen) noexcept {
   const unsigned s = slot_of(gen);
-  std::uint64_t* seg =
-      words_.data() + detail::fastrange64(x, superblocks_) * sb_words + s * seg_words;
-  const auto mask = segment_mask(x, hashes_);
-  for (std::size_t w = 0; w < seg_words; ++w) seg[w] |= mask[w];
+  insert_nibbles(words_.data() + detail::fastrange64(x, superblocks_) * sb_words, x, hashes_, s);
   ++segment_items_[s];
 }
 
 bool windowed_bloom_filter::probe(std::uint64_t x, unsigned live) const noexcept {
-  if (live == 0) return false;
   const std::uint64_t* sb = words_.data() + detail::fastrange64(x, superblocks_) * sb_words;
-  const auto mask = segment_mask(x, hashes_);
-  // Every segment tested, without a branch per segment: members and
-  // strangers alternate unpredictably, and the four tests are 24 and-nots.
-  unsigned hit = 0;
-  for (unsigned s = 0; s < gens; ++s) {
-    hit |= static_cast<unsigned>(covers(sb + s * seg_words, mask)) << s;
-  }
-  return (hit & live) != 0;
+  return probe_nibbles(sb, x, hashes_, live) != 0;
 }
 
 void windowed_bloom_filter::add_hash(std::uint64_t x, double now) {
@@ -300,7 +338,7 @@ void windowed_bloom_filter::add_hash(std::uint64_t x, double now) {
     if (added_ == 0 || now > latest_time_) latest_time_ = now;
   } else {
     gen = count_generation();
-    advance_to(gen);
+    if (added_ == 0 || gen > latest_gen_) advance_to(gen);
   }
   insert(x, gen);
   ++added_;
@@ -310,82 +348,124 @@ bool windowed_bloom_filter::may_contain_hash(std::uint64_t x, double now) const 
   return probe(x, live_mask(query_generation(now)));
 }
 
+bool windowed_bloom_filter::test_and_add_hash(std::uint64_t x, double now) {
+  // may_contain_hash then add_hash, with the time checked once (the checks
+  // are the same; the query's words the refusal) and the super-block found
+  // once. The probe reads the bits before a generation turns over, as the
+  // two calls do.
+  std::int64_t gen = 0;
+  std::uint64_t* sb = words_.data() + detail::fastrange64(x, superblocks_) * sb_words;
+  bool seen = false;
+  if (kind_ == window_kind::time) {
+    gen = generation_at(now, "the query");
+    seen = probe_nibbles(sb, x, hashes_, live_mask(gen)) != 0;
+    if (added_ == 0 || gen > latest_gen_) advance_to(gen);
+    if (added_ == 0 || now > latest_time_) latest_time_ = now;
+  } else {
+    // live_mask(latest_gen_): every slot once anything was added.
+    seen = added_ != 0 && probe_nibbles(sb, x, hashes_, (1u << gens) - 1) != 0;
+    gen = count_generation();
+    if (added_ == 0 || gen > latest_gen_) advance_to(gen);
+  }
+  const unsigned s = slot_of(gen);
+  insert_nibbles(sb, x, hashes_, s);
+  ++segment_items_[s];
+  ++added_;
+  return seen;
+}
+
 void windowed_bloom_filter::add(std::string_view item, double now) {
   require_kind(window_kind::time, "add");
-  add_hash(hash_item(item), now);
+  add_hash(detail::blocked64_item_hash(item, seed_), now);
 }
 
 bool windowed_bloom_filter::may_contain(std::string_view item, double now) const {
   require_kind(window_kind::time, "may_contain");
-  return may_contain_hash(hash_item(item), now);
+  return may_contain_hash(detail::blocked64_item_hash(item, seed_), now);
 }
 
 bool windowed_bloom_filter::test_and_add(std::string_view item, double now) {
   require_kind(window_kind::time, "test_and_add");
-  const std::uint64_t x = hash_item(item);
-  const bool seen = may_contain_hash(x, now);
-  add_hash(x, now);
-  return seen;
+  return test_and_add_hash(detail::blocked64_item_hash(item, seed_), now);
 }
 
 void windowed_bloom_filter::add(std::string_view item) {
   require_kind(window_kind::count, "add");
-  add_hash(hash_item(item), 0);
+  add_hash(detail::blocked64_item_hash(item, seed_), 0);
 }
 
 bool windowed_bloom_filter::may_contain(std::string_view item) const {
   require_kind(window_kind::count, "may_contain");
-  return may_contain_hash(hash_item(item), 0);
+  return may_contain_hash(detail::blocked64_item_hash(item, seed_), 0);
 }
 
 bool windowed_bloom_filter::test_and_add(std::string_view item) {
   require_kind(window_kind::count, "test_and_add");
-  const std::uint64_t x = hash_item(item);
-  const bool seen = may_contain_hash(x, 0);
-  add_hash(x, 0);
-  return seen;
+  return test_and_add_hash(detail::blocked64_item_hash(item, seed_), 0);
 }
 
 // --- batches ---------------------------------------------------------------------
 
 namespace {
-constexpr std::size_t batch_chunk = 64;
+
+/// Items hashed at a time, and how many items ahead of the one being probed
+/// its super-block (3 lines) is prefetched: 8 items keep 24 lines in flight,
+/// about what one core's line fill buffers hold. Prefetching a whole chunk
+/// of 64 at once (192 lines) stalls on the prefetches themselves.
+#ifndef RINGBLOOM_WINDOWED_PREFETCH_AHEAD
+#define RINGBLOOM_WINDOWED_PREFETCH_AHEAD 8
+#endif
+constexpr std::size_t batch_chunk = 128;
+constexpr std::size_t prefetch_ahead = RINGBLOOM_WINDOWED_PREFETCH_AHEAD;
 
 inline void prefetch_superblock(const std::uint64_t* sb) noexcept {
   __builtin_prefetch(sb);
   __builtin_prefetch(sb + 8);
   __builtin_prefetch(sb + 16);
 }
+
+/// Calls fn(i, x_i) for every item in order, x_i its XXH3-64 with `seed`:
+/// a chunk is hashed first, then item i is handed to fn while the
+/// super-block of item i + prefetch_ahead is prefetched.
+template <class Fn>
+void for_each_hashed(std::span<const std::string_view> items, std::uint64_t seed,
+                     const std::uint64_t* words, std::uint64_t superblocks, Fn&& fn) {
+  std::array<std::uint64_t, batch_chunk> xs{};
+  const auto fetch = [&](std::uint64_t x) {
+    prefetch_superblock(words + detail::fastrange64(x, superblocks) * sb_words);
+  };
+  for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
+    const std::size_t n = std::min(batch_chunk, items.size() - start);
+    for (std::size_t i = 0; i < n; ++i) xs[i] = detail::blocked64_item_hash(items[start + i], seed);
+    for (std::size_t i = 0; i < std::min(n, prefetch_ahead); ++i) fetch(xs[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + prefetch_ahead < n) fetch(xs[i + prefetch_ahead]);
+      fn(start + i, xs[i]);
+    }
+  }
+}
+
 }  // namespace
 
 void windowed_bloom_filter::add_many(std::span<const std::string_view> items, double now) {
   if (items.empty()) return;
-  std::array<std::uint64_t, batch_chunk> xs{};
   if (kind_ == window_kind::time) {
     // One time for the batch: its generation is found (and the array
     // advanced) once, as the first add_hash would; the rest only insert.
     const std::int64_t gen = generation_at(now, "the add");
     if (added_ == 0 || gen > latest_gen_) advance_to(gen);
     if (added_ == 0 || now > latest_time_) latest_time_ = now;
-    for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
-      const std::size_t n = std::min(batch_chunk, items.size() - start);
-      for (std::size_t i = 0; i < n; ++i) {
-        xs[i] = hash_item(items[start + i]);
-        prefetch_superblock(words_.data() + detail::fastrange64(xs[i], superblocks_) * sb_words);
-      }
-      for (std::size_t i = 0; i < n; ++i) insert(xs[i], gen);
-      added_ += n;
-    }
+    const unsigned s = slot_of(gen);
+    std::uint64_t* words = words_.data();
+    for_each_hashed(items, seed_, words, superblocks_, [&](std::size_t, std::uint64_t x) {
+      insert_nibbles(words + detail::fastrange64(x, superblocks_) * sb_words, x, hashes_, s);
+    });
+    segment_items_[s] += items.size();
+    added_ += items.size();
     return;
   }
-  for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
-    const std::size_t n = std::min(batch_chunk, items.size() - start);
-    for (std::size_t i = 0; i < n; ++i) {
-      xs[i] = hash_item(items[start + i]);
-      prefetch_superblock(words_.data() + detail::fastrange64(xs[i], superblocks_) * sb_words);
-    }
-    for (std::size_t i = 0; i < n; ++i) add_hash(xs[i], now);
-  }
+  for_each_hashed(items, seed_, words_.data(), superblocks_,
+                  [&](std::size_t, std::uint64_t x) { add_hash(x, now); });
 }
 
 std::size_t windowed_bloom_filter::may_contain_many(std::span<const std::string_view> items,
@@ -397,19 +477,13 @@ std::size_t windowed_bloom_filter::may_contain_many(std::span<const std::string_
   }
   const unsigned live = live_mask(query_generation(now));
   std::size_t found = 0;
-  std::array<std::uint64_t, batch_chunk> xs{};
-  for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
-    const std::size_t n = std::min(batch_chunk, items.size() - start);
-    for (std::size_t i = 0; i < n; ++i) {
-      xs[i] = hash_item(items[start + i]);
-      prefetch_superblock(words_.data() + detail::fastrange64(xs[i], superblocks_) * sb_words);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const bool r = probe(xs[i], live);
-      out[start + i] = r;
-      found += r ? 1 : 0;
-    }
-  }
+  const std::uint64_t* words = words_.data();
+  for_each_hashed(items, seed_, words, superblocks_, [&](std::size_t i, std::uint64_t x) {
+    const bool r = probe_nibbles(words + detail::fastrange64(x, superblocks_) * sb_words, x,
+                                 hashes_, live) != 0;
+    out[i] = r;
+    found += r ? 1 : 0;
+  });
   return found;
 }
 
@@ -423,21 +497,12 @@ std::size_t windowed_bloom_filter::test_and_add_many(std::span<const std::string
                                 " items); pass spans as long as the items");
   }
   std::size_t found = 0;
-  std::array<std::uint64_t, batch_chunk> xs{};
-  for (std::size_t start = 0; start < items.size(); start += batch_chunk) {
-    const std::size_t n = std::min(batch_chunk, items.size() - start);
-    for (std::size_t i = 0; i < n; ++i) {
-      xs[i] = hash_item(items[start + i]);
-      prefetch_superblock(words_.data() + detail::fastrange64(xs[i], superblocks_) * sb_words);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const double now = kind_ == window_kind::time ? times[start + i] : 0;
-      const bool r = may_contain_hash(xs[i], now);
-      add_hash(xs[i], now);
-      seen[start + i] = r;
-      found += r ? 1 : 0;
-    }
-  }
+  const bool timed = kind_ == window_kind::time;
+  for_each_hashed(items, seed_, words_.data(), superblocks_, [&](std::size_t i, std::uint64_t x) {
+    const bool r = test_and_add_hash(x, timed ? times[i] : 0);
+    seen[i] = r;
+    found += r ? 1 : 0;
+  });
   return found;
 }
 
@@ -450,9 +515,9 @@ double windowed_bloom_filter::expected_fpr(double now) const {
     if (!((live >> s) & 1u) || segment_items_[s] == 0) continue;
     double sum = 0;
     for (std::uint64_t b = 0; b < superblocks_; ++b) {
-      const std::uint64_t* seg = words_.data() + b * sb_words + s * seg_words;
+      const std::uint64_t* sb = words_.data() + b * sb_words;
       int ones = 0;
-      for (std::size_t w = 0; w < seg_words; ++w) ones += std::popcount(seg[w]);
+      for (std::size_t w = 0; w < sb_words; ++w) ones += std::popcount(sb[w] & nibble_bits(s));
       sum += std::pow(ones / static_cast<double>(windowed_math::segment_bits), hashes_);
     }
     pass_none *= 1 - sum / static_cast<double>(superblocks_);
@@ -492,7 +557,7 @@ bool operator==(const windowed_bloom_filter& a, const windowed_bloom_filter& b) 
 //
 //   offset size field
 //        0    8 magic "\x89RBW\r\n\x1a\n"
-//        8    2 version u16 = 1
+//        8    2 version u16 = 2 (1 is read, see below)
 //       10    1 window kind u8: 1 time, 2 count
 //       11    1 generations u8 = 4
 //       12    4 k u32, 1..16
@@ -507,17 +572,25 @@ bool operator==(const windowed_bloom_filter& a, const windowed_bloom_filter& b) 
 //       80    8 items added u64
 //       88   32 items per segment, 4 x u64 (sum <= items added)
 //      120    8 reserved 0
-//      128  192B the super-blocks, 24 u64 each, segment s = words 6s..6s+5
+//      128  192B the super-blocks, 24 u64 each: position p (0..383) is
+//               nibble p % 16 of word p / 16, its bit s generation slot s
 //     size-8  8 checksum XXH3-64 (seed 0) of bytes [0, size - 8)
 
 namespace {
 
+//   Version 1 (the first release) had the same header and, in place of the
+//   nibbles, four segments per super-block: generation slot s in words
+//   6s..6s+5, position p at bit p % 64 of word 6s + p / 64. deserialize
+//   reads it and moves each bit to its nibble; serialize writes version 2.
+
 constexpr std::size_t header_bytes = 128;
 constexpr io::envelope envelope{{0x89, 'R', 'B', 'W', '\r', '\n', 0x1a, '\n'},
-                                1,
+                                2,
                                 header_bytes + io::checksum_bytes,
                                 "windowed filter file",
                                 "windowed filter"};
+constexpr io::envelope envelope_v1{envelope.magic, 1, envelope.min_bytes, envelope.noun,
+                                   envelope.thing};
 constexpr std::size_t off_kind = 10;
 constexpr std::size_t off_generations = 11;
 constexpr std::size_t off_hashes = 12;
@@ -563,8 +636,10 @@ std::string windowed_bloom_filter::serialize() const {
 }
 
 windowed_bloom_filter windowed_bloom_filter::deserialize(std::string_view bytes) {
-  io::check_envelope(bytes, envelope);
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const bool v1 = bytes.size() >= io::version_offset + 2 &&
+                  io::load_le<std::uint16_t>(p + io::version_offset) == envelope_v1.version;
+  io::check_envelope(bytes, v1 ? envelope_v1 : envelope);
   const auto bad = [](std::string_view what) { io::corrupt(envelope, what); };
 
   const std::uint8_t kind = p[off_kind];
@@ -630,12 +705,35 @@ windowed_bloom_filter windowed_bloom_filter::deserialize(std::string_view bytes)
   if (f.added_ == 0 && (f.latest_gen_ != 0 || f.latest_time_ != 0)) {
     bad("an empty filter records a generation or a time");
   }
-  f.words_.resize(blocks * sb_words);
-  bool any = false;
-  for (std::size_t i = 0; i < f.words_.size(); ++i) {
-    f.words_[i] = io::load_le<std::uint64_t>(p + header_bytes + 8 * i);
-    if (f.words_[i] != 0 && f.segment_items_[(i % sb_words) / seg_words] == 0) any = true;
+  f.words_.assign(blocks * sb_words, 0);
+  const unsigned char* body = p + header_bytes;
+  if (v1) {
+    // Segment s, word w, bit i of each super-block: position 64 w + i of slot s.
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      std::uint64_t* sb = f.words_.data() + b * sb_words;
+      for (unsigned s = 0; s < gens; ++s) {
+        for (std::size_t w = 0; w < seg_words; ++w) {
+          std::uint64_t bits =
+              io::load_le<std::uint64_t>(body + 8 * (b * sb_words + s * seg_words + w));
+          while (bits != 0) {
+            const auto pos = static_cast<std::uint32_t>(64 * w + std::countr_zero(bits));
+            sb[nibble_word(pos)] |= std::uint64_t{1} << (nibble_shift(pos) + s);
+            bits &= bits - 1;
+          }
+        }
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < f.words_.size(); ++i) {
+      f.words_[i] = io::load_le<std::uint64_t>(body + 8 * i);
+    }
   }
+  std::uint64_t empty = 0;  // the bits of slots that hold no items
+  for (unsigned s = 0; s < gens; ++s) {
+    if (f.segment_items_[s] == 0) empty |= nibble_bits(s);
+  }
+  bool any = false;
+  for (const std::uint64_t w : f.words_) any |= (w & empty) != 0;
   if (any) bad("a segment with no items has bits set");
   return f;
 }

@@ -298,13 +298,13 @@ WINDOWED_MAGIC = b"\x89RBW\r\n\x1a\n"
 
 
 class Windowed:
-    """Four generations of 384-bit segments in 1536-bit super-blocks, from the header's text."""
+    """Four generations of 384 positions in 1536-bit super-blocks, from the header's text."""
 
     def __init__(self, kind, window, capacity, fpr, blocks, k):
         self.kind, self.window, self.capacity, self.fpr = kind, window, capacity, fpr
         self.blocks, self.k = blocks, k
         self.g_items = -(-capacity // 3)  # ceil(N / 3)
-        self.words = [0] * (24 * blocks)
+        self.bits = set()  # (super-block, generation slot, position 0..383)
         self.segment_items = [0] * 4
         self.added, self.latest_gen, self.latest_time = 0, 0, 0.0
 
@@ -328,9 +328,7 @@ class Windowed:
         for e in range(self.latest_gen + 1, min(gen, self.latest_gen + 4) + 1):
             slot = e % 4
             self.segment_items[slot] = 0
-            for b in range(self.blocks):
-                for w in range(6):
-                    self.words[24 * b + 6 * slot + w] = 0
+            self.bits = {b for b in self.bits if b[1] != slot}
         self.latest_gen = gen
 
     def add(self, item, now=0.0):
@@ -344,26 +342,37 @@ class Windowed:
             self.advance(gen)
         slot = gen % 4
         for block, p in self.positions(item):
-            self.words[24 * block + 6 * slot + p // 64] |= 1 << (p % 64)
+            self.bits.add((block, slot, p))
         self.segment_items[slot] += 1
         self.added += 1
 
-    def file_bytes(self, seed=0):
+    def words(self, version):
+        """Version 2: position p of slot s is bit 4 (p % 16) + s of word p / 16 (nibbles).
+        Version 1: slot s owns words 6s..6s+5, position p is bit p % 64 of word 6s + p / 64."""
+        words = [0] * (24 * self.blocks)
+        for block, slot, p in self.bits:
+            if version == 2:
+                words[24 * block + p // 16] |= 1 << (4 * (p % 16) + slot)
+            else:
+                words[24 * block + 6 * slot + p // 64] |= 1 << (p % 64)
+        return words
+
+    def file_bytes(self, seed=0, version=2):
         size = 128 + 192 * self.blocks + 8
         out = bytearray(WINDOWED_MAGIC)
-        out += struct.pack("<HBBIQQQdQdqdQ", 1, self.kind, 4, self.k, seed, self.blocks, size,
-                           self.window, self.capacity, self.fpr, self.latest_gen,
+        out += struct.pack("<HBBIQQQdQdqdQ", version, self.kind, 4, self.k, seed, self.blocks,
+                           size, self.window, self.capacity, self.fpr, self.latest_gen,
                            self.latest_time, self.added)
         out += struct.pack("<4Q", *self.segment_items) + bytes(8)
         assert len(out) == 128
-        out += b"".join(struct.pack("<Q", w) for w in self.words)
+        out += b"".join(struct.pack("<Q", w) for w in self.words(version))
         out += struct.pack("<Q", xxh3_64(bytes(out)))
         assert len(out) == size
         return bytes(out)
 
 
 def windowed_files():
-    """The two golden windowed files; tests/filter/windowed_file_test.cpp rebuilds them."""
+    """The golden windowed files; tests/filter/windowed_file_test.cpp rebuilds them."""
     # Time: W = 30 s, N = 300, p = 0.01 (the library sizes it as 4 super-blocks, k = 5);
     # w0..w59 at 1000 + 0.9 i (generations 100..105, so two are cleared), then "late"
     # at 1030.5, out of order into generation 103.
@@ -376,7 +385,11 @@ def windowed_files():
     c = Windowed(2, 90.0, 90, 1e-5, 3, 13)
     for i in range(130):
         c.add(f"n{i}")
-    return {"windowed_time_xxh3.rbw": f.file_bytes(), "windowed_count_xxh3.rbw": c.file_bytes()}
+    # The *_v1 files hold the same filters in format version 1 (segments), which the
+    # library still reads.
+    return {"windowed_time_xxh3.rbw": f.file_bytes(), "windowed_count_xxh3.rbw": c.file_bytes(),
+            "windowed_time_xxh3_v1.rbw": f.file_bytes(version=1),
+            "windowed_count_xxh3_v1.rbw": c.file_bytes(version=1)}
 
 
 def write_files(directory):

@@ -432,10 +432,10 @@ TEST(WindowedBloomFile, FieldEditsAreRefusedWithTheirReason) {
     f.add("x", 0);  // one segment used
     std::string b = f.serialize();
     auto* p = reinterpret_cast<unsigned char*>(b.data());
-    // Find an empty segment of super-block 0 and set a bit in it.
+    // Find an empty slot and set its bit in the first nibble of super-block 0.
     for (int s = 0; s < 4; ++s) {
       if (io::load_le<std::uint64_t>(p + 88 + 8 * s) == 0) {
-        p[128 + 48 * s] |= 1;
+        p[128] |= static_cast<unsigned char>(1u << s);
         break;
       }
     }

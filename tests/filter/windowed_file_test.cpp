@@ -69,8 +69,32 @@ TEST(WindowedFile, GoldenFilesLoadAndAnswer) {
   EXPECT_EQ(c.items_in_window(), 100u);  // generations 1..4 (generation 0 was cleared)
 }
 
+TEST(WindowedFile, VersionOneFilesLoadAsTheSameFilter) {
+  // Format version 1 held each generation in its own 384-bit segment; the
+  // library reads it, moves every bit to its nibble, and writes version 2.
+  const auto t = windowed_bloom_filter::deserialize(golden("windowed_time_xxh3_v1.rbw"));
+  EXPECT_TRUE(t == golden_time());
+  EXPECT_EQ(t.serialize(), golden("windowed_time_xxh3.rbw"));
+  const auto c = windowed_bloom_filter::deserialize(golden("windowed_count_xxh3_v1.rbw"));
+  EXPECT_TRUE(c == golden_count());
+  EXPECT_EQ(c.serialize(), golden("windowed_count_xxh3.rbw"));
+}
+
+TEST(WindowedFile, UnknownVersionIsRefusedWithASentence) {
+  std::string bad = golden("windowed_time_xxh3.rbw");
+  bad[8] = 3;
+  io::seal(bad);
+  try {
+    (void)windowed_bloom_filter::deserialize(bad);
+    ADD_FAILURE() << "version 3 accepted";
+  } catch (const data_error& x) {
+    EXPECT_THAT(x.what(), HasSubstr("format version 3"));
+  }
+}
+
 TEST(WindowedFile, EveryFlipAndTruncationIsRefused) {
-  for (const char* name : {"windowed_time_xxh3.rbw", "windowed_count_xxh3.rbw"}) {
+  for (const char* name : {"windowed_time_xxh3.rbw", "windowed_count_xxh3.rbw",
+                           "windowed_time_xxh3_v1.rbw", "windowed_count_xxh3_v1.rbw"}) {
     const std::string bytes = golden(name);
     for (std::size_t i = 0; i < bytes.size(); ++i) {
       std::string bad = bytes;
