@@ -65,7 +65,7 @@
 namespace ringbloom {
 
 /// The current format version, written into every file.
-inline constexpr std::uint16_t filter_format_version = 1;
+inline constexpr std::uint16_t filter_format_version = 2;
 
 /// The kind recorded in a filter file's header (its magic and byte 10,
 /// docs/format.md), read from the first 11 bytes only: nothing else is
