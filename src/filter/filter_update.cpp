@@ -155,9 +155,14 @@ void patch_add(io::locked_file& file, std::span<const std::string_view> items,
   if (!whole) {
     file.read(0, head.data(), head.size());
     const auto kind = peek_filter_kind_bytes(std::string_view(head.data(), head.size()));
+    const auto* h = reinterpret_cast<const unsigned char*>(head.data());
+    // Items that will change a quarter of the regions or more (a long
+    // stream): reading, checking and rewriting the file whole costs less
+    // than checking each changed region on disk and writing it twice.
+    const std::uint64_t regions = io::load_le<std::uint32_t>(h + detail::filter_off_regions);
     whole = !kind || !adds_in_place(*kind) ||
-            io::load_le<std::uint16_t>(reinterpret_cast<const unsigned char*>(head.data()) +
-                                       io::version_offset) != filter_format_version;
+            io::load_le<std::uint16_t>(h + io::version_offset) != filter_format_version ||
+            items.size() >= regions / 4;
   }
   if (whole) {
     std::string bytes(static_cast<std::size_t>(size), '\0');
@@ -223,6 +228,12 @@ void patch_add(io::locked_file& file, std::span<const std::string_view> items,
   }
   detail::seal_filter_head(p, g);
 
+  // Most of the file changed after all: one atomic rewrite costs less than
+  // writing it twice, through the journal and in place.
+  if (changed.size() * detail::filter_region_bytes > size / 4) {
+    file.replace(map.bytes());
+    return;
+  }
   // Stage runs of adjacent changed regions and of their table entries, the
   // header with the layer entry, and the head checksum.
   const auto stage = [&](std::uint64_t begin, std::uint64_t end) {
@@ -238,9 +249,6 @@ void patch_add(io::locked_file& file, std::span<const std::string_view> items,
   }
   stage(0, detail::filter_header_bytes + detail::filter_layer_entry_bytes);
   stage(data_end, size);
-  // Most of the file changed (a long stream): one atomic rewrite costs less
-  // than writing it twice, through the journal and in place.
-  if (file.staged_bytes() > size / 4) file.replace(map.bytes());
 }
 
 }  // namespace

@@ -275,10 +275,13 @@ void patch_file_locked(const std::filesystem::path& path,
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw_io("cannot open", path);
   if (!S_ISREG(st.st_mode)) {
-    throw io_error(
-        fmt::format("'{}' is not a regular file, which cannot be updated in place; "
-                    "give the path of a regular file",
-                    path.string()));
+    // A directory, device or socket is refused with check_input's sentence.
+    if (check_input(path) == input_kind::pipe) {
+      throw io_error(
+          fmt::format("'{}' is a pipe, which cannot be updated in place; give the "
+                      "path of a regular file",
+                      path.string()));
+    }
   }
   const fd_guard fd(open_locked(path, O_RDWR, LOCK_EX));
   detail::complete_interrupted_patch(path, fd.get());
