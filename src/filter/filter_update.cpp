@@ -24,6 +24,7 @@
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/io/file_patch.hpp"
 #include "ringbloom/io/format.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom {
 
@@ -165,6 +166,11 @@ void patch_add(io::locked_file& file, std::span<const std::string_view> items,
             items.size() >= regions / 4;
   }
   if (whole) {
+    // The old bytes and the new ones are held at once (as edit_file_locked
+    // refuses a file that does not fit twice).
+    io::require_memory(2 * size, fmt::format("updating '{}' whole", file.path().string()),
+                       "add fewer items per checkpoint (--checkpoint-items), or use a machine "
+                       "with more memory");
     std::string bytes(static_cast<std::size_t>(size), '\0');
     file.read(0, bytes.data(), bytes.size());
     if (const auto kind = peek_filter_kind_bytes(bytes)) refuse_static_add(file.path(), *kind);
