@@ -156,6 +156,7 @@ void patch_add(io::locked_file& file, std::span<const std::string_view> items,
   if (!whole) {
     file.read(0, head.data(), head.size());
     const auto kind = peek_filter_kind_bytes(std::string_view(head.data(), head.size()));
+    if (kind) refuse_static_add(file.path(), *kind);  // before reading more
     const auto* h = reinterpret_cast<const unsigned char*>(head.data());
     // Items that will change a quarter of the regions or more (a long
     // stream): reading, checking and rewriting the file whole costs less
