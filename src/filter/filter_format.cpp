@@ -17,6 +17,7 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/file_patch.hpp"
 #include "ringbloom/io/format.hpp"
 #include "ringbloom/io/mapped_file.hpp"
 
@@ -34,6 +35,9 @@ constexpr std::uint64_t min_file_bytes = header_bytes + checksum_bytes;
 constexpr std::array<unsigned char, 8> filter_magic{0x89, 'R', 'B', 'F', '\r', '\n', 0x1a, '\n'};
 constexpr io::envelope envelope{filter_magic, filter_format_version, min_file_bytes, "filter file",
                                 "filter"};
+// Version 1 (one checksum over the whole file) is still read.
+constexpr io::envelope envelope_v1{filter_magic, 1, min_file_bytes, "filter file", "filter"};
+constexpr std::uint64_t region_bytes = detail::filter_region_bytes;
 
 // Header field offsets.
 constexpr std::size_t off_version = io::version_offset;
@@ -46,7 +50,8 @@ constexpr std::size_t off_file_size = io::file_size_offset;
 constexpr std::size_t off_fpr = 40;
 constexpr std::size_t off_tightening = 48;
 constexpr std::size_t off_growth = 56;
-constexpr std::size_t off_reserved = 60;
+constexpr std::size_t off_reserved = 60;  // version 2: the region count
+constexpr std::size_t off_regions = detail::filter_off_regions;
 
 // Layer entry field offsets.
 constexpr std::size_t le_bits = 0;
@@ -81,10 +86,10 @@ detail::filter_payload payload_of(const any_filter& filter) {
   return out;
 }
 
-std::uint64_t size_of(filter_kind kind, const detail::filter_payload& v) {
-  std::uint64_t size = align_up(header_bytes + layer_entry_bytes * v.layers.size());
-  for (const auto& l : v.layers) size += align_up(layer_words_of(kind, l.bits) * 8);
-  return size + checksum_bytes;
+detail::filter_geometry geometry_of(filter_kind kind, const detail::filter_payload& v) {
+  std::uint64_t payload = 0;
+  for (const auto& l : v.layers) payload += align_up(layer_words_of(kind, l.bits) * 8);
+  return detail::filter_geometry_for(v.layers.size(), payload);
 }
 
 [[noreturn]] void corrupt(std::string_view what) { io::corrupt(envelope, what); }
@@ -92,6 +97,121 @@ std::uint64_t size_of(filter_kind kind, const detail::filter_payload& v) {
 }  // namespace
 
 void detail::corrupt_filter_file(std::string_view what) { corrupt(what); }
+
+std::uint64_t detail::filter_geometry::region_end(std::uint64_t i) const noexcept {
+  const std::uint64_t end = region_begin(i) + region_bytes;
+  return end < size - checksum_bytes ? end : size - checksum_bytes;
+}
+
+detail::filter_geometry detail::filter_geometry_for(std::uint64_t layers,
+                                                    std::uint64_t payload_bytes) noexcept {
+  filter_geometry g;
+  g.layers = layers;
+  g.regions = (payload_bytes + region_bytes - 1) / region_bytes;
+  g.table_at = align_up(header_bytes + layer_entry_bytes * layers);
+  g.payload_start = align_up(g.table_at + 8 * g.regions);
+  g.size = g.payload_start + payload_bytes + checksum_bytes;
+  return g;
+}
+
+detail::filter_geometry detail::check_filter_head(std::string_view bytes) {
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::uint64_t size = bytes.size();
+  const auto recorded_size = load_le<std::uint64_t>(data + off_file_size);
+  if (recorded_size != size) {
+    corrupt(
+        fmt::format("the filter file has {} bytes but its header records {} (truncated or "
+                    "extended)",
+                    size, recorded_size));
+  }
+  filter_geometry g;
+  g.size = size;
+  g.layers = load_le<std::uint32_t>(data + off_layers);
+  g.regions = load_le<std::uint32_t>(data + off_regions);
+  if (g.layers == 0 || g.layers > scalable_bloom_filter::max_layers) {
+    corrupt(fmt::format("the filter file records {} layers, outside 1..{}", g.layers,
+                        scalable_bloom_filter::max_layers));
+  }
+  g.table_at = align_up(header_bytes + layer_entry_bytes * g.layers);
+  g.payload_start = align_up(g.table_at + 8 * g.regions);
+  if (g.payload_start + checksum_bytes > size) {
+    corrupt(
+        fmt::format("the filter file is too short for its layer table and {} region "
+                    "checksums",
+                    g.regions));
+  }
+  const auto stored = load_le<std::uint64_t>(data + size - checksum_bytes);
+  const std::uint64_t actual =
+      xxh3_64(bytes.substr(0, static_cast<std::size_t>(g.payload_start)), 0);
+  if (stored != actual) {
+    corrupt(
+        fmt::format("the filter file's checksum of its header and region table does not "
+                    "match (stored {:016x}, computed {:016x})",
+                    stored, actual));
+  }
+  const std::uint64_t payload = size - checksum_bytes - g.payload_start;
+  if (g.regions != (payload + region_bytes - 1) / region_bytes) {
+    corrupt(
+        fmt::format("the filter file records {} region checksums but its {} payload bytes "
+                    "make {} regions",
+                    g.regions, payload, (payload + region_bytes - 1) / region_bytes));
+  }
+  const std::uint64_t table_end = g.table_at + 8 * g.regions;
+  if (!all_zero(data + table_end, g.payload_start - table_end)) {
+    corrupt("the filter file has non-zero padding after its region table");
+  }
+  return g;
+}
+
+std::uint64_t detail::filter_region_checksum(const unsigned char* file, const filter_geometry& g,
+                                             std::uint64_t i) {
+  const std::uint64_t begin = g.region_begin(i);
+  return xxh3_64(std::string_view(reinterpret_cast<const char*>(file) + begin,
+                                  static_cast<std::size_t>(g.region_end(i) - begin)),
+                 0);
+}
+
+void detail::check_filter_region(const unsigned char* file, const filter_geometry& g,
+                                 std::uint64_t i) {
+  const auto stored = load_le<std::uint64_t>(file + g.table_at + 8 * i);
+  const std::uint64_t actual = filter_region_checksum(file, g, i);
+  if (stored != actual) {
+    corrupt(
+        fmt::format("region {} of the filter file (bytes {}..{}) does not match its "
+                    "checksum (stored {:016x}, computed {:016x})",
+                    i, g.region_begin(i), g.region_end(i), stored, actual));
+  }
+}
+
+void detail::reseal_filter_bytes(std::string& bytes) {
+  auto* p = reinterpret_cast<unsigned char*>(bytes.data());
+  const std::uint64_t size = bytes.size();
+  if (size < min_file_bytes || load_le<std::uint16_t>(p + off_version) != 2) return;
+  const std::uint64_t layers = load_le<std::uint32_t>(p + off_layers);
+  const std::uint64_t regions = load_le<std::uint32_t>(p + off_regions);
+  if (layers == 0 || layers > scalable_bloom_filter::max_layers) return;
+  filter_geometry g;
+  g.size = size;
+  g.layers = layers;
+  g.regions = regions;
+  g.table_at = align_up(header_bytes + layer_entry_bytes * layers);
+  g.payload_start = align_up(g.table_at + 8 * regions);
+  if (g.payload_start + checksum_bytes > size) return;
+  const std::uint64_t payload = size - checksum_bytes - g.payload_start;
+  if (regions == (payload + region_bytes - 1) / region_bytes) {
+    for (std::uint64_t r = 0; r < regions; ++r) {
+      store_le<std::uint64_t>(p + g.table_at + 8 * r, filter_region_checksum(p, g, r));
+    }
+  }
+  seal_filter_head(p, g);
+}
+
+void detail::seal_filter_head(unsigned char* file, const filter_geometry& g) {
+  store_le<std::uint64_t>(file + g.size - checksum_bytes,
+                          xxh3_64(std::string_view(reinterpret_cast<const char*>(file),
+                                                   static_cast<std::size_t>(g.payload_start)),
+                                  0));
+}
 
 detail::word_store detail::layer_words(const filter_payload& in, const filter_layer& layer) {
   const auto n = static_cast<std::size_t>(layer.payload_words);
@@ -110,7 +230,8 @@ namespace {
 // kind's row, then builds the filter with the row's load.
 template <class Filter>
 any_filter parse_kind(const unsigned char* data, std::uint64_t size, hash_kind hash,
-                      const std::shared_ptr<const void>& keepalive) {
+                      const std::shared_ptr<const void>& keepalive, std::uint16_t version,
+                      std::uint64_t payload_start) {
   using row = filter_kind_row<Filter>;
   const std::string_view name = row::name;
   const auto layer_count = load_le<std::uint32_t>(data + off_layers);
@@ -130,7 +251,7 @@ any_filter parse_kind(const unsigned char* data, std::uint64_t size, hash_kind h
   in.fpr = load_f64(data + off_fpr);
   in.tightening = load_f64(data + off_tightening);
   in.growth = load_le<std::uint32_t>(data + off_growth);
-  if (load_le<std::uint32_t>(data + off_reserved) != 0) {
+  if (version == 1 && load_le<std::uint32_t>(data + off_reserved) != 0) {
     corrupt("the filter file has non-zero reserved header bytes");
   }
   if (!row::layered && (load_le<std::uint64_t>(data + off_fpr) != 0 ||
@@ -139,11 +260,11 @@ any_filter parse_kind(const unsigned char* data, std::uint64_t size, hash_kind h
   }
 
   const std::uint64_t table_end = header_bytes + layer_entry_bytes * layer_count;
-  const std::uint64_t payload_start = align_up(table_end);
+  const std::uint64_t table_pad = align_up(table_end);
   if (payload_start + checksum_bytes > size) {
     corrupt("the filter file is too short for its layer table");
   }
-  if (!all_zero(data + table_end, payload_start - table_end)) {
+  if (!all_zero(data + table_end, table_pad - table_end)) {
     corrupt("the filter file has non-zero padding after its layer table");
   }
 
@@ -206,11 +327,34 @@ any_filter parse_kind(const unsigned char* data, std::uint64_t size, hash_kind h
 }  // namespace
 
 any_filter detail::parse_filter_file(std::string_view bytes,
-                                     const std::shared_ptr<const void>& keepalive) {
+                                     const std::shared_ptr<const void>& keepalive,
+                                     bool check_regions) {
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   // 1. Is it ours at all, whole, and intact? (magic, size, version, recorded
-  // size, checksum: the family's envelope)
-  io::check_envelope(bytes, envelope);
+  // size, checksums: version 1 is the family's envelope; version 2 checks
+  // its header and region table, then each region of the payloads)
+  if (bytes.size() < min_file_bytes ||
+      std::memcmp(data, filter_magic.data(), filter_magic.size()) != 0) {
+    io::check_envelope(bytes, envelope);  // throws the family's sentence
+  }
+  const auto version = load_le<std::uint16_t>(data + off_version);
+  std::uint64_t payload_start = 0;
+  if (version == 1) {
+    io::check_envelope(bytes, envelope_v1);
+    payload_start =
+        align_up(header_bytes + layer_entry_bytes * load_le<std::uint32_t>(data + off_layers));
+  } else if (version == filter_format_version) {
+    const filter_geometry g = check_filter_head(bytes);
+    if (check_regions) {
+      for (std::uint64_t i = 0; i < g.regions; ++i) check_filter_region(data, g, i);
+    }
+    payload_start = g.payload_start;
+  } else {
+    throw data_error(fmt::format(
+        "the filter file has format version {}, but this ringbloom reads versions 1 and {}; "
+        "open it with the ringbloom that wrote it, or recreate the filter",
+        version, filter_format_version));
+  }
   // 2. Every field in range, every length consistent; 3. build.
   const auto kind = filter_kind_from_code(data[off_kind]);
   if (!kind) {
@@ -222,7 +366,8 @@ any_filter detail::parse_filter_file(std::string_view bytes,
   }
   std::optional<any_filter> filter;
   filter_kind_table::visit(*kind, [&](auto tag) {
-    filter.emplace(parse_kind<typename decltype(tag)::type>(data, bytes.size(), *hash, keepalive));
+    filter.emplace(parse_kind<typename decltype(tag)::type>(data, bytes.size(), *hash, keepalive,
+                                                            version, payload_start));
   });
   return std::move(*filter);
 }
@@ -236,13 +381,14 @@ std::optional<filter_kind> peek_filter_kind_bytes(std::string_view bytes) noexce
 }
 
 std::uint64_t serialized_size(const any_filter& filter) {
-  return size_of(filter.kind(), payload_of(filter));
+  return geometry_of(filter.kind(), payload_of(filter)).size;
 }
 
 std::string serialize_filter(const any_filter& filter) {
   const filter_kind kind = filter.kind();
   const detail::filter_payload v = payload_of(filter);
-  const std::uint64_t size = size_of(kind, v);
+  const detail::filter_geometry g = geometry_of(kind, v);
+  const std::uint64_t size = g.size;
   std::string out(static_cast<std::size_t>(size), '\0');
   auto* p = reinterpret_cast<unsigned char*>(out.data());
   std::memcpy(p, envelope.magic.data(), envelope.magic.size());
@@ -263,7 +409,8 @@ std::string serialize_filter(const any_filter& filter) {
     store_f64(p + off_tightening, v.tightening);
     store_le<std::uint32_t>(p + off_growth, v.growth);
   }
-  std::uint64_t offset = align_up(header_bytes + layer_entry_bytes * v.layers.size());
+  store_le<std::uint32_t>(p + off_regions, static_cast<std::uint32_t>(g.regions));
+  std::uint64_t offset = g.payload_start;
   for (std::size_t i = 0; i < v.layers.size(); ++i) {
     const detail::filter_layer& l = v.layers[i];
     unsigned char* e = p + header_bytes + layer_entry_bytes * i;
@@ -281,7 +428,10 @@ std::string serialize_filter(const any_filter& filter) {
     }
     offset += align_up(layer_words_of(kind, l.bits) * 8);
   }
-  io::seal(out);
+  for (std::uint64_t r = 0; r < g.regions; ++r) {
+    store_le<std::uint64_t>(p + g.table_at + 8 * r, detail::filter_region_checksum(p, g, r));
+  }
+  detail::seal_filter_head(p, g);
   return out;
 }
 
@@ -294,6 +444,7 @@ void save_filter(const std::filesystem::path& path, const any_filter& filter) {
 }
 
 any_filter load_filter(const std::filesystem::path& path) {
+  const io::read_lock lock(path);  // no patch in flight while we read
   const std::string bytes = io::read_file(path);
   return io::with_path(path, [&] { return detail::parse_filter_file(bytes, nullptr); });
 }
@@ -301,7 +452,9 @@ any_filter load_filter(const std::filesystem::path& path) {
 any_filter open_filter_mapped(const std::filesystem::path& path) {
   // io::mapped_file refuses a directory or a device with its own sentence and
   // reads a pipe (which cannot be mapped) with io::read_file's bounds; only a
-  // real mapping is used in place.
+  // real mapping is used in place. The lock holds patches off while the
+  // file is verified; later lookups see bits that later adds set in place.
+  const io::read_lock lock(path);
   const auto file = io::mapped_file::open(path);
   const std::shared_ptr<const void> keepalive =
       file->mapped() ? std::shared_ptr<const void>(file) : nullptr;

@@ -19,6 +19,15 @@ checkpointed_stream::checkpointed_stream(std::filesystem::path path, fold_fn fol
   }
 }
 
+checkpointed_stream checkpointed_stream::patching(std::filesystem::path path, patch_fn patch,
+                                                  checkpoint_policy policy) {
+  if (!patch) throw std::invalid_argument("a checkpointed stream needs a patch function");
+  checkpointed_stream out(
+      std::move(path), [](std::string&, std::span<const std::string_view>) {}, policy);
+  out.patch_ = std::move(patch);
+  return out;
+}
+
 void checkpointed_stream::add(std::string_view item) {
   if (ends_.empty()) oldest_ = clock::now();
   arena_.append(item);
@@ -49,8 +58,12 @@ std::uint64_t checkpointed_stream::checkpoint() {
     views_.emplace_back(arena_.data() + begin, static_cast<std::size_t>(end - begin));
     begin = end;
   }
-  edit_file_locked(
-      path_, [&](std::string& file) { fold_(file, views_); }, file_);
+  if (patch_) {
+    patch_file_locked(path_, [&](locked_file& file) { patch_(file, views_); });
+  } else {
+    edit_file_locked(
+        path_, [&](std::string& file) { fold_(file, views_); }, file_);
+  }
   const std::uint64_t done = ends_.size();
   arena_.clear();
   ends_.clear();

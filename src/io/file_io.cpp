@@ -16,6 +16,7 @@
 #include <string>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/file_patch.hpp"
 #include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::io {
@@ -255,6 +256,9 @@ void edit_file_locked(const std::filesystem::path& path,
     }
     if (held.st_dev != current.st_dev || held.st_ino != current.st_ino) continue;
     if (!S_ISREG(held.st_mode)) refuse_kind(path, refusal_for(held.st_mode));
+    // An update patched in place and interrupted is completed first.
+    detail::complete_interrupted_patch(path, fd.get());
+    if (::fstat(fd.get(), &held) != 0) throw_io("cannot inspect", path);
     // The old bytes and the new ones are held at once.
     const read_cap cap = cap_for(no_size_limit, false);
     check_size(path, static_cast<std::uint64_t>(held.st_size), cap, 2);

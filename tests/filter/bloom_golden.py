@@ -139,24 +139,48 @@ def align64(n):
     return (n + 63) // 64 * 64
 
 
-def file_bytes(kind, hash_name, seed, layers, fpr=0.0, tightening=0.0, growth=0):
-    """layers: list of (m, k, items, capacity, words)."""
-    table_end = 64 + 32 * len(layers)
-    size = align64(table_end) + sum(align64(8 * len(l[4])) for l in layers) + 8
-    header = MAGIC + struct.pack("<HBBIQQQddII", 1, KIND[kind], HASH[hash_name], len(layers),
-                                 seed, sum(l[2] for l in layers), size, fpr, tightening,
-                                 growth, 0)
-    assert len(header) == 64
-    out = bytearray(header)
-    for m, k, items, capacity, _ in layers:
-        out += struct.pack("<QIIQQ", m, k, 0, items, capacity)
+REGION = 4096  # version 2: the payloads are checked in regions of this many bytes
+
+
+def frame(version, kind, hash_name, seed, items, entries, payloads, fpr=0.0, tightening=0.0,
+          growth=0):
+    """A filter file of either version from its header fields, its 32-byte layer
+    entries and its payloads (each padded to 64 here).
+    Version 1: header, layer table, padding, payloads, XXH3-64 of everything before.
+    Version 2: header (offset 60 = R, the region count), layer table, padding, R
+    region checksums (XXH3-64 of each 4096 bytes of the payloads, the last region
+    shorter), padding, payloads, and XXH3-64 of the bytes before the payloads."""
+    payload = b"".join(p + bytes(align64(len(p)) - len(p)) for p in payloads)
+    table_end = 64 + 32 * len(entries)
+    regions = (len(payload) + REGION - 1) // REGION if version == 2 else 0
+    start = align64(align64(table_end) + 8 * regions) if version == 2 else align64(table_end)
+    size = start + len(payload) + 8
+    out = bytearray(MAGIC + struct.pack("<HBBIQQQddII", version, KIND[kind], HASH[hash_name],
+                                        len(entries), seed, items, size, fpr, tightening,
+                                        growth, regions))
+    assert len(out) == 64
+    for e in entries:
+        out += e
     out += bytes(align64(table_end) - table_end)
-    for *_, words in layers:
-        payload = b"".join(struct.pack("<Q", w) for w in words)
-        out += payload + bytes(align64(len(payload)) - len(payload))
-    out += struct.pack("<Q", xxh3_64(bytes(out)))
+    if version == 2:
+        for r in range(regions):
+            out += struct.pack("<Q", xxh3_64(payload[r * REGION:(r + 1) * REGION]))
+        out += bytes(start - len(out))
+        out += payload + struct.pack("<Q", xxh3_64(bytes(out[:start])))
+    else:
+        out += payload
+        out += struct.pack("<Q", xxh3_64(bytes(out)))
     assert len(out) == size
     return bytes(out)
+
+
+def file_bytes(kind, hash_name, seed, layers, fpr=0.0, tightening=0.0, growth=0, version=2):
+    """layers: list of (m, k, items, capacity, words)."""
+    entries = [struct.pack("<QIIQQ", m, k, 0, items, capacity)
+               for m, k, items, capacity, _ in layers]
+    payloads = [b"".join(struct.pack("<Q", w) for w in l[4]) for l in layers]
+    return frame(version, kind, hash_name, seed, sum(l[2] for l in layers), entries, payloads,
+                 fpr, tightening, growth)
 
 
 # --- binary fuse filters (include/ringbloom/filter/fuse_filter.hpp, docs/format.md) ---
@@ -234,20 +258,14 @@ def fuse_contains(item, build_seed, length, count_length, fp, bits):
     return (fp[a] ^ fp[b] ^ fp[c]) == ((h ^ (h >> 32)) & ((1 << bits) - 1))
 
 
-def fuse_file_bytes(kind, items, bits):
+def fuse_file_bytes(kind, items, bits, version=2):
     """The header, one layer entry (m = slots, k = 3, reserved = segment length,
-    items, capacity = build seed), the fingerprints little-endian, the checksum."""
+    items, capacity = build seed), the fingerprints little-endian, the checksums."""
     build_seed, length, count_length, fp = fuse_build(items, bits)
     payload = b"".join(struct.pack("<B" if bits == 8 else "<H", v) for v in fp)
-    size = 128 + align64(len(payload)) + 8
-    out = bytearray(MAGIC + struct.pack("<HBBIQQQddII", 1, KIND[kind], HASH["xxh3"], 1, 0,
-                                        len(items), size, 0.0, 0.0, 0, 0))
-    out += struct.pack("<QIIQQ", len(fp), 3, length, len(items), build_seed)
-    out += bytes(128 - len(out))
-    out += payload + bytes(align64(len(payload)) - len(payload))
-    out += struct.pack("<Q", xxh3_64(bytes(out)))
-    assert len(out) == size
-    return bytes(out), (build_seed, length, count_length, fp)
+    entry = struct.pack("<QIIQQ", len(fp), 3, length, len(items), build_seed)
+    out = frame(version, kind, "xxh3", 0, len(items), [entry], [payload])
+    return out, (build_seed, length, count_length, fp)
 
 
 class Bits:
@@ -393,48 +411,54 @@ def windowed_files():
 
 
 def write_files(directory):
+    """Every filter file in both versions: version 2 (what the library writes)
+    under its name, version 1 (still read) under v1/ with the same name."""
     files = {}
+
+    def both(name, make):
+        files[name] = make(2)
+        files[os.path.join("v1", name)] = make(1)
     f = Bits(16, 2, positionen)
     f.add("anna")
     f.add("bora")
-    files["german_classic_sha256.rbf"] = file_bytes("classic", "sha256", 0, [f.layer()])
+    both("german_classic_sha256.rbf", lambda v: file_bytes("classic", "sha256", 0, [f.layer()], version=v))
 
     f = Bits(8000, 7, positionen)
     for i in range(1000):
         f.add(f"user{i}@example.com")
-    files["german_exercise_classic_sha256.rbf"] = file_bytes("classic", "sha256", 0, [f.layer()])
+    both("german_exercise_classic_sha256.rbf", lambda v: file_bytes("classic", "sha256", 0, [f.layer()], version=v))
 
     f = Bits(1000, 3, lab11_positions)
     for i in range(100):
         f.add(f"key-{i}")
-    files["lab11_classic_poly31.rbf"] = file_bytes("classic", "poly31", 0, [f.layer()])
+    both("lab11_classic_poly31.rbf", lambda v: file_bytes("classic", "poly31", 0, [f.layer()], version=v))
 
     f = Bits(4096, 5, km_positions)
     for i in range(50):
         f.add(f"a{i}")
-    files["classic_xxh3.rbf"] = file_bytes("classic", "xxh3", 0, [f.layer()])
+    both("classic_xxh3.rbf", lambda v: file_bytes("classic", "xxh3", 0, [f.layer()], version=v))
 
     f = Bits(2048, 8, blocked_positions)
     for i in range(50):
         f.add(f"b{i}")
-    files["blocked_xxh3.rbf"] = file_bytes("blocked", "xxh3", 0, [f.layer()])
+    both("blocked_xxh3.rbf", lambda v: file_bytes("blocked", "xxh3", 0, [f.layer()], version=v))
 
     f = Bits(2048, 10, blocked64_positions)
     for item in BLOCKED64_ITEMS:
         f.add(item)
-    files["blocked64_xxh3.rbf"] = file_bytes("blocked64", "xxh3", 0, [f.layer()])
+    both("blocked64_xxh3.rbf", lambda v: file_bytes("blocked64", "xxh3", 0, [f.layer()], version=v))
 
     # The same items in 3 blocks of 1024 bits, k = 16 (both halves of h2).
     f = Bits(3072, 16, blocked1024_positions)
     for item in BLOCKED64_ITEMS:
         f.add(item)
-    files["blocked1024_xxh3.rbf"] = file_bytes("blocked1024", "xxh3", 0, [f.layer()])
+    both("blocked1024_xxh3.rbf", lambda v: file_bytes("blocked1024", "xxh3", 0, [f.layer()], version=v))
 
     f = Bits(64, 3, positionen, counting=True)
     for item in ["anna", "bora", "cem", "anna"]:
         f.add(item)
     f.remove("bora")
-    files["counting_sha256.rbf"] = file_bytes("counting", "sha256", 0, [f.layer()])
+    both("counting_sha256.rbf", lambda v: file_bytes("counting", "sha256", 0, [f.layer()], version=v))
 
     # scalable(initial capacity 10, fpr 0.1, growth 2, tightening 0.5), sha256, k0..k39
     p, r, growth = 0.1, 0.5, 2
@@ -452,14 +476,20 @@ def write_files(directory):
         if layers[-1][0].items >= layers[-1][1]:
             new_layer(len(layers), layers[-1][1] * growth)
         layers[-1][0].add(item)
-    files["scalable_sha256.rbf"] = file_bytes("scalable", "sha256", 0,
-                                              [l.layer(c) for l, c in layers], p, r, growth)
+    both("scalable_sha256.rbf", lambda v: file_bytes("scalable", "sha256", 0,
+                                              [l.layer(c) for l, c in layers], p, r, growth, version=v))
     # Static fuse filters of f0..f99; the test probes g0..g999 (printed by main()).
     fuse_items = [f"f{i}" for i in range(100)]
-    files["fuse8_xxh3.rbf"], _ = fuse_file_bytes("fuse8", fuse_items, 8)
-    files["fuse16_xxh3.rbf"], _ = fuse_file_bytes("fuse16", fuse_items, 16)
+    both("fuse8_xxh3.rbf", lambda v: fuse_file_bytes("fuse8", fuse_items, 8, v)[0])
+    both("fuse16_xxh3.rbf", lambda v: fuse_file_bytes("fuse16", fuse_items, 16, v)[0])
+    # Version 2 only: a blocked filter of 12,800 payload bytes, so four regions
+    # (the last one 512 bytes long) and a region table of 32 bytes.
+    f = Bits(512 * 200, 7, blocked64_positions)
+    for i in range(2000):
+        f.add(f"r{i}")
+    files["blocked64_regions_xxh3.rbf"] = file_bytes("blocked64", "xxh3", 0, [f.layer()])
     files.update(windowed_files())
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(os.path.join(directory, "v1"), exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(directory, name), "wb") as out:
             out.write(data)

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -153,6 +154,48 @@ TEST(CliBloomStream, SigkillLeavesALoadableFileWithADurablePrefix) {
     for (std::uint64_t i = 0; i < now - before_round; ++i) {
       ASSERT_TRUE(f.may_contain(prefix + std::to_string(i))) << "lost " << prefix << i;
     }
+    before_round = now;
+  }
+}
+
+TEST(CliBloomStream, SigkillDuringInPlacePatchesLeavesTheStateBeforeOrAfter) {
+  // Checkpoints of 10 items into a 24 MB file change a few regions each, so
+  // each is patched in place through the journal; kills land in every step of
+  // it over the rounds. Loading (which completes or discards a journal left
+  // behind) must give the items of a whole number of checkpoints, in order.
+  temp_dir dir;
+  const std::string path = dir.file("big.rbf");
+  create(path, "20000000");
+  const std::uintmax_t size = std::filesystem::file_size(path);
+  std::uint64_t before_round = 0;
+  for (int round = 0; round < 12; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::string prefix = "p" + std::to_string(round) + ":";
+    int written = 0;
+    {
+      streamed_add adder({path, "--checkpoint-items", "10"});
+      const auto give_up = clock_type::now() + 30s;
+      while (items_in(path) < before_round + 30 && clock_type::now() < give_up) {
+        adder.write(numbered_lines(prefix, written, written + 10));
+        written += 10;
+        std::this_thread::sleep_for(5ms);
+      }
+      adder.write(numbered_lines(prefix, written, written + 10));
+      written += 10;
+      std::this_thread::sleep_for(std::chrono::microseconds(1500 * round));
+      adder.kill();
+      (void)adder.wait();
+    }
+    const any_filter f = load_filter(path);  // throws if the kill tore the file
+    const std::uint64_t now = f.items_added();
+    EXPECT_GE(now, before_round + 30);
+    EXPECT_EQ((now - before_round) % 10, 0U) << "a checkpoint was applied in part";
+    EXPECT_LE(now, before_round + static_cast<std::uint64_t>(written));
+    for (std::uint64_t i = 0; i < now - before_round; ++i) {
+      ASSERT_TRUE(f.may_contain(prefix + std::to_string(i))) << "lost " << prefix << i;
+    }
+    EXPECT_EQ(std::filesystem::file_size(path), size);
+    EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
     before_round = now;
   }
 }

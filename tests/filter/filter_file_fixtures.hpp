@@ -21,6 +21,7 @@
 #include <string_view>
 #include <utility>
 
+#include "filter/filter_format.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/hash.hpp"
@@ -39,9 +40,14 @@ inline std::string golden(const std::string& name) {
 /// (the tests' shared one; `dir / "f.rbf"` is a path in it).
 using test::temp_dir;
 
-/// Rewrites the trailing checksum (XXH3-64 of the bytes before it,
-/// little-endian) so that a deliberately edited field reaches the field checks.
+/// Rewrites the checksums so that a deliberately edited field reaches the
+/// field checks: version 2's region and head checksums, or version 1's
+/// trailing checksum (XXH3-64 of the bytes before it, little-endian).
 inline std::string rechecksum(std::string bytes) {
+  if (bytes.size() >= 10 && bytes[8] == 2 && bytes[9] == 0) {
+    detail::reseal_filter_bytes(bytes);
+    return bytes;
+  }
   const std::uint64_t sum = xxh3_64(std::string_view(bytes).substr(0, bytes.size() - 8));
   for (std::size_t i = 0; i < 8; ++i) {
     bytes[bytes.size() - 8 + i] = static_cast<char>((sum >> (8 * i)) & 0xff);

@@ -7,6 +7,7 @@
 // the same bytes and read them back.
 #include "ringbloom/filter/filter_file.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -24,6 +25,7 @@
 #include "filter/filter_file_fixtures.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/format.hpp"
 
 namespace ringbloom {
 namespace {
@@ -117,21 +119,68 @@ TEST(FilterFileGolden, LibraryReadsTheGoldenFiles) {
   EXPECT_EQ(c.items_added(), 3U);
 }
 
+TEST(FilterFileGolden, VersionOneFilesAreReadAndWrittenBackAsVersionTwo) {
+  // tests/filter/data/v1 holds the same filters in version 1 (one checksum
+  // over the whole file): each loads as the same filter, and saving it writes
+  // the version-2 golden file.
+  for (const char* name : {"german_classic_sha256.rbf", "german_exercise_classic_sha256.rbf",
+                           "lab11_classic_poly31.rbf", "classic_xxh3.rbf", "blocked_xxh3.rbf",
+                           "blocked64_xxh3.rbf", "blocked1024_xxh3.rbf", "counting_sha256.rbf",
+                           "scalable_sha256.rbf", "fuse8_xxh3.rbf", "fuse16_xxh3.rbf"}) {
+    const std::string v1 = golden(std::string("v1/") + name);
+    ASSERT_EQ(v1[8], 1) << name;
+    const any_filter f = deserialize_filter(v1);
+    EXPECT_TRUE(f == deserialize_filter(golden(name))) << name;
+    EXPECT_TRUE(serialize_filter(f) == golden(name)) << name;
+  }
+  // Damage in a version-1 file is still refused by its whole-file checksum.
+  std::string bad = golden("v1/german_classic_sha256.rbf");
+  bad[130] ^= 1;
+  EXPECT_THAT(data_error_of(bad), HasSubstr("checksum does not match"));
+}
+
+TEST(FilterFileGolden, RegionsOfFourKibibytesEachCarryAChecksum) {
+  // 12,800 payload bytes: regions 0..2 of 4096 bytes and region 3 of 512.
+  const std::string b = golden("blocked64_regions_xxh3.rbf");
+  ASSERT_EQ(b.size(), 13000U);  // 64 + 32 + 32 pad + 4 x 8 + 32 pad + 12800 + 8
+  EXPECT_EQ(b[60], 4);          // region count
+  const any_filter f = deserialize_filter(b);
+  for (int i = 0; i < 2000; ++i) EXPECT_TRUE(f.may_contain("r" + std::to_string(i)));
+  // A flipped bit in any region names that region.
+  for (const std::size_t at : {192UL, 192UL + 4095, 192UL + 4096, 192UL + 12287, 192UL + 12799}) {
+    std::string bad = b;
+    bad[at] ^= 0x10;
+    const std::size_t region = (at - 192) / 4096;
+    EXPECT_THAT(data_error_of(bad),
+                HasSubstr(fmt::format("region {} of the filter file (bytes {}..", region,
+                                      192 + 4096 * region)))
+        << at;
+  }
+}
+
 TEST(FilterFileGolden, HeaderFieldsAreWhereTheDocumentSays) {
   const std::string b = golden("german_classic_sha256.rbf");
-  ASSERT_EQ(b.size(), 200U);  // 64 header + 32 entry + 32 pad + 64 payload + 8 checksum
+  // 64 header + 32 entry + 32 pad + 8 region checksum + 56 pad + 64 payload + 8 checksum
+  ASSERT_EQ(b.size(), 264U);
   EXPECT_EQ(b.substr(0, 8), std::string("\x89RBF\r\n\x1a\n", 8));
-  EXPECT_EQ(b[8], 1);                                 // version, little-endian u16
-  EXPECT_EQ(b[10], 1);                                // classic
-  EXPECT_EQ(b[11], 2);                                // sha256
-  EXPECT_EQ(b[12], 1);                                // one layer
-  EXPECT_EQ(b[24], 2);                                // items
-  EXPECT_EQ(static_cast<unsigned char>(b[32]), 200);  // file size
-  EXPECT_EQ(b[64], 16);                               // m of layer 0
-  EXPECT_EQ(b[72], 2);                                // k of layer 0
-  // Bits 3, 4, 15 at offset 128: 0b1000000000011000 little-endian.
-  EXPECT_EQ(static_cast<unsigned char>(b[128]), 0x18);
-  EXPECT_EQ(static_cast<unsigned char>(b[129]), 0x80);
+  EXPECT_EQ(b[8], 2);                               // version, little-endian u16
+  EXPECT_EQ(b[10], 1);                              // classic
+  EXPECT_EQ(b[11], 2);                              // sha256
+  EXPECT_EQ(b[12], 1);                              // one layer
+  EXPECT_EQ(b[24], 2);                              // items
+  EXPECT_EQ(static_cast<unsigned char>(b[32]), 8);  // file size 264 = 0x108
+  EXPECT_EQ(b[33], 1);
+  EXPECT_EQ(b[60], 1);   // one region
+  EXPECT_EQ(b[64], 16);  // m of layer 0
+  EXPECT_EQ(b[72], 2);   // k of layer 0
+  // Region 0's checksum at 128; bits 3, 4, 15 at offset 192: 0b1000000000011000 little-endian.
+  EXPECT_EQ(io::load_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(b.data()) + 128),
+            xxh3_64(std::string_view(b).substr(192, 64)));
+  EXPECT_EQ(static_cast<unsigned char>(b[192]), 0x18);
+  EXPECT_EQ(static_cast<unsigned char>(b[193]), 0x80);
+  // The last 8 bytes: XXH3-64 of everything before the payload.
+  EXPECT_EQ(io::load_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(b.data()) + 256),
+            xxh3_64(std::string_view(b).substr(0, 192)));
 }
 
 // --- round trips ------------------------------------------------------------------
@@ -285,14 +334,21 @@ TEST(FilterFileDamage, ClearMessages) {
             "the filter file is truncated: it has 20 bytes, fewer than the 72 of an empty header "
             "and checksum; the file is damaged or was not written by ringbloom, so restore it "
             "from a backup or recreate the filter");
-  EXPECT_THAT(data_error_of(good.substr(0, 199)),
-              HasSubstr("the filter file has 199 bytes but its header records 200"));
+  EXPECT_THAT(data_error_of(good.substr(0, 263)),
+              HasSubstr("the filter file has 263 bytes but its header records 264"));
   std::string flipped = good;
+  flipped[194] ^= 1;
+  EXPECT_THAT(data_error_of(flipped),
+              HasSubstr("region 0 of the filter file (bytes 192..256) does not match its "
+                        "checksum"));
+  flipped = good;
   flipped[130] ^= 1;
-  EXPECT_THAT(data_error_of(flipped), HasSubstr("checksum does not match"));
-  EXPECT_EQ(data_error_of(with_field<std::uint16_t>(good, 8, 2)),
-            "the filter file has format version 2, but this ringbloom reads version 1; open it "
-            "with the ringbloom that wrote it, or recreate the filter");
+  EXPECT_THAT(data_error_of(flipped),
+              HasSubstr("the filter file's checksum of its header and region table does not "
+                        "match"));
+  EXPECT_EQ(data_error_of(with_field<std::uint16_t>(good, 8, 3)),
+            "the filter file has format version 3, but this ringbloom reads versions 1 and 2; "
+            "open it with the ringbloom that wrote it, or recreate the filter");
 }
 
 TEST(FilterFileDamage, EveryFieldIsChecked) {
@@ -330,7 +386,14 @@ TEST(FilterFileDamage, EveryFieldIsChecked) {
       {"items", with_field<std::uint64_t>(g, 24, 3), "records 3 items in its header but 2"},
       {"fpr on classic", with_field<double>(g, 40, 0.5), "scalable-filter parameters"},
       {"growth on classic", with_field<std::uint32_t>(g, 56, 2), "scalable-filter parameters"},
-      {"reserved header", with_field<std::uint32_t>(g, 60, 1), "reserved header bytes"},
+      {"region count 2", with_field<std::uint32_t>(g, 60, 2), "records 2 region checksums"},
+      {"region count 0", with_field<std::uint32_t>(g, 60, 0), "records 0 region checksums"},
+      {"huge region count", with_field<std::uint32_t>(g, 60, 0xffffffff), "too short"},
+      {"region table padding", with_field<std::uint8_t>(g, 140, 1),
+       "padding after its region table"},
+      {"reserved header (version 1)",
+       with_field<std::uint32_t>(golden("v1/german_classic_sha256.rbf"), 60, 1),
+       "reserved header bytes"},
       {"m = 0", with_field<std::uint64_t>(g, 64, 0), "records 0 bits"},
       {"m = 2^50 (would allocate 128 TiB)", with_field<std::uint64_t>(g, 64, 1ULL << 50),
        "outside 1..1099511627776"},
@@ -343,7 +406,7 @@ TEST(FilterFileDamage, EveryFieldIsChecked) {
       {"reserved entry", with_field<std::uint32_t>(g, 76, 1), "non-zero reserved bytes"},
       {"capacity on classic", with_field<std::uint64_t>(g, 88, 10), "layer capacity"},
       {"table padding", with_field<std::uint8_t>(g, 100, 1), "padding after its layer table"},
-      {"payload padding", with_field<std::uint8_t>(g, 140, 1), "padding after layer 0"},
+      {"payload padding", with_field<std::uint8_t>(g, 204, 1), "padding after layer 0"},
       {"blocked m not a multiple of 512", with_field<std::uint64_t>(b, 64, 2047),
        "multiple of 512"},
       {"blocked k = 17", with_field<std::uint32_t>(b, 72, 17), "between 1 and 16 hashes"},

@@ -4,6 +4,7 @@
 // damaged file is refused and left alone.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -134,6 +135,83 @@ TEST(AddFilterStream, DamagedFileIsNamedInTheError) {
   } catch (const data_error& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
+}
+
+// A blocked filter of 400,000 items at 1%: about 120 regions of 4 KiB, so a
+// checkpoint of a few items is patched in place.
+std::string patched_file(test::temp_dir& dir) {
+  const std::string path = dir.file("p.rbf");
+  save_filter(path, make_filter(spec_of(filter_kind::blocked, hash_kind::xxh3, 400000)));
+  return path;
+}
+
+// Byte `at` of the payloads flipped on disk (offset 64 + 32 + 32 + the region
+// table, rounded to 64, is where they start).
+void flip_payload_byte(const std::string& path, std::uint64_t regions, std::size_t at) {
+  std::string bytes = io::read_file(path);
+  const std::size_t payload = (128 + 8 * regions + 63) / 64 * 64;
+  bytes[payload + at] = static_cast<char>(bytes[payload + at] ^ 0x40);
+  io::write_file_atomic(path, bytes);
+}
+
+TEST(AddFilterStream, SmallCheckpointsPatchTheFileAsLoadAddSaveWould) {
+  test::temp_dir dir;
+  const std::string path = patched_file(dir);
+  const std::string before = io::read_file(path);
+  const auto items = numbered("patch:", 5);
+  auto stream = add_filter_stream(path);
+  for (const auto& item : items) stream.add(item);
+  stream.checkpoint();
+  EXPECT_TRUE(io::read_file(path) == added_by_load_add_save(before, items));
+  EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+}
+
+TEST(AddFilterStream, ADamagedRegionIsRefusedWhenAnAddChangesItAndNeverResealed) {
+  test::temp_dir dir;
+  const std::string path = patched_file(dir);
+  const std::uint64_t regions = static_cast<unsigned char>(io::read_file(path)[60]) +
+                                256U * static_cast<unsigned char>(io::read_file(path)[61]);
+  ASSERT_GT(regions, 100U);
+  // Every region damaged: whichever region the item falls in is refused,
+  // and the file is left as it was.
+  std::string all_bad = io::read_file(path);
+  const std::size_t payload = (128 + 8 * regions + 63) / 64 * 64;
+  for (std::uint64_t r = 0; r < regions; ++r) all_bad[payload + 4096 * r] ^= 0x40;
+  io::write_file_atomic(path, all_bad);
+  {
+    auto stream = add_filter_stream(path);
+    stream.add("x");
+    try {
+      stream.checkpoint();
+      FAIL() << "an add re-sealed a damaged region";
+    } catch (const data_error& e) {
+      EXPECT_NE(std::string(e.what()).find("does not match its checksum"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(io::read_file(path) == all_bad);
+  // One region damaged that the add does not change: the add goes through
+  // (it reads only what it changes) and the file is still refused on load.
+  const std::string clean =
+      serialize_filter(make_filter(spec_of(filter_kind::blocked, hash_kind::xxh3, 400000)));
+  io::write_file_atomic(path, clean);
+  any_filter probe = deserialize_filter(clean);
+  probe.add("y");
+  // A region "y" leaves alone: its bytes did not change, and it shares no
+  // page with the header (whose page the add writes, so region 0 is checked).
+  std::uint64_t untouched = 2;
+  const std::string with_y = serialize_filter(probe);
+  while (with_y.substr(payload + 4096 * untouched, 4096) !=
+         clean.substr(payload + 4096 * untouched, 4096)) {
+    ++untouched;
+  }
+  flip_payload_byte(path, regions, static_cast<std::size_t>(4096 * untouched + 7));
+  {
+    auto stream = add_filter_stream(path);
+    stream.add("y");
+    stream.checkpoint();
+  }
+  EXPECT_THROW((void)load_filter(path), data_error);
 }
 
 }  // namespace

@@ -3,16 +3,19 @@
 // through mmap. (The kind-erased filter, any_filter, is in any_filter.hpp,
 // included here; the kinds a file may hold are the rows of filter_kinds.hpp.)
 //
-// The byte layout is drawn in docs/format.md (format version 1). In short: a
-// 64-byte header (magic "\x89RBF\r\n\x1a\n", version, kind, hash code, layer
-// count, seed, items, file size, scalable parameters), a 32-byte entry per
-// layer (m, k, items, capacity), each layer's words 64-byte aligned, and an
-// XXH3-64 checksum of everything before it. Golden files in tests/filter/data pin
-// the bytes.
+// The byte layout is drawn in docs/format.md (format version 2; version 1 is
+// still read). In short: a 64-byte header (magic "\x89RBF\r\n\x1a\n", version,
+// kind, hash code, layer count, seed, items, file size, scalable parameters,
+// region count), a 32-byte entry per layer (m, k, items, capacity), an XXH3-64
+// checksum per 4096-byte region of the payloads, each layer's words 64-byte
+// aligned, and last an XXH3-64 checksum of everything before the payloads.
+// Golden files in tests/filter/data pin the bytes.
 //
 // Guarantees:
 //   - load_filter / deserialize_filter / open_filter_mapped check the size,
-//     magic, version, checksum and every field and length before returning;
+//     magic, version, every checksum (the head's and every region's: a
+//     mapped open verifies the whole file once, not each region on first
+//     use) and every field and length before returning;
 //     a truncated, corrupted, foreign or absurd file throws data_error and
 //     nothing is answered from it. Nothing is allocated beyond the file's
 //     own size.
@@ -25,9 +28,20 @@
 //     (io/checkpoint.hpp): the items wait in a private delta and are folded
 //     in under the lock at most every second (configurable), so a long
 //     stream costs per item, not per batch times the file's size; an item is
-//     durable once the checkpoint holding it returns.
+//     durable once the checkpoint holding it returns. A checkpoint patches a
+//     version-2 classic or blocked-kind file in place (io/file_patch.hpp): it
+//     reads the header, the region table and the pages its items fall in,
+//     checks each region it changes against its old checksum, and writes
+//     those regions with their checksums through a journal, so one item
+//     added to a 1 GiB file costs a few KiB of I/O and two flushes; a process
+//     killed at any moment leaves the state before the checkpoint or after
+//     it. Other kinds, version-1 files and checkpoints that change more than
+//     a quarter of the file are rewritten whole (atomically).
+//   - Readers take a shared lock while they read and verify, and complete a
+//     journal a killed updater left behind (which needs write permission).
 //   - open_filter_mapped does not copy the words: lookups read the page
-//     cache. Opening still reads the whole file once to verify the checksum
+//     cache, and see bits that later in-place adds set. Opening still reads
+//     the whole file once to verify the checksums
 //     (XXH3 runs at memory speed, some GB/s; a 1 GiB filter costs well under a
 //     second, once), then lookups touch only the pages they probe. The
 //     returned filter is read-only: add, remove, merge throw std::logic_error.
@@ -65,7 +79,7 @@
 namespace ringbloom {
 
 /// The current format version, written into every file.
-inline constexpr std::uint16_t filter_format_version = 1;
+inline constexpr std::uint16_t filter_format_version = 2;
 
 /// The kind recorded in a filter file's header (its magic and byte 10,
 /// docs/format.md), read from the first 11 bytes only: nothing else is
@@ -108,10 +122,11 @@ void update_filter_file(const std::filesystem::path& path,
 
 /// Adds `items` to a filter file's bytes: afterwards `file` equals
 /// serialize_filter of deserialize_filter(file) with the items added in
-/// order. The bytes are validated first exactly as deserialize_filter does
-/// (data_error, `file` unchanged). Classic, blocked, blocked64 and blocked1024 filters are changed
-/// in place (their bits, item counts and checksum), without a copy of the
-/// words; counting and scalable filters are decoded and re-encoded.
+/// order (so a version-1 file becomes version 2). The bytes are validated
+/// first exactly as deserialize_filter does (data_error, `file` unchanged).
+/// Version-2 classic, blocked, blocked64 and blocked1024 filters are changed
+/// in place (their bits, item counts and checksums), without a copy of the
+/// words; other files are decoded and re-encoded.
 void add_to_filter_bytes(std::string& file, std::span<const std::string_view> items);
 
 /// Throws std::invalid_argument when `kind` is static, saying that the file
@@ -122,7 +137,8 @@ void refuse_static_add(const std::filesystem::path& path, filter_kind kind);
 
 /// A checkpointed stream of additions to the filter file `path`
 /// (io/checkpoint.hpp): add() items, checkpoint() when due() and at the end.
-/// Each checkpoint is add_to_filter_bytes under the file's lock; a static
+/// Each checkpoint patches the file in place or rewrites it (see above) under
+/// the file's lock; a static
 /// filter's file is refused there as refuse_static_add refuses it. When
 /// `items_in_file` is given, each checkpoint stores there the file's item
 /// count right after it (it must outlive the stream).

@@ -57,6 +57,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/io/file_patch.hpp"
+
 namespace ringbloom::io {
 
 /// When a stream checkpoints: `interval` after its oldest pending item, or
@@ -86,6 +88,18 @@ class checkpointed_stream {
   /// A stream into the existing file `path`. Throws std::invalid_argument
   /// for a zero interval, max_items or max_bytes, or an empty fold.
   checkpointed_stream(std::filesystem::path path, fold_fn fold, checkpoint_policy policy = {});
+
+  /// Called under the file's exclusive lock with the locked file and the
+  /// pending items: reads what it needs and stages the ranges it changes
+  /// (or replaces the whole file); see io/file_patch.hpp.
+  using patch_fn = std::function<void(locked_file& file, std::span<const std::string_view> items)>;
+
+  /// A stream whose checkpoints patch the file in place (io::patch_file_locked)
+  /// instead of reading and replacing it whole: for large files of which a
+  /// checkpoint changes a small part. Same guarantees as above. Throws as the
+  /// constructor does.
+  [[nodiscard]] static checkpointed_stream patching(std::filesystem::path path, patch_fn patch,
+                                                    checkpoint_policy policy = {});
 
   /// Pending items are not written by the destructor: a stream destroyed by
   /// an exception does not write. Call checkpoint() to finish.
@@ -125,6 +139,7 @@ class checkpointed_stream {
  private:
   std::filesystem::path path_;
   fold_fn fold_;
+  patch_fn patch_;
   checkpoint_policy policy_;
   std::string arena_;                // the pending items' bytes, back to back
   std::vector<std::uint64_t> ends_;  // end offset of each pending item in arena_
