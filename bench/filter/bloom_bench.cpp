@@ -25,6 +25,9 @@
 //                        at 100M it would need ~10 GiB on a machine shared with others)
 //   --repeat N           timed repetitions at <= 10M keys; the fastest is reported (default 3)
 //   --micro              run the Google Benchmark micro benchmarks instead
+//   --vs-boost ROUNDS    only the default kind (blocked64) against Boost.Bloom's
+//                        fast_multiblock32<8>, ROUNDS alternating rounds, medians and
+//                        per-round ratios (needs the Boost peer; docs/performance.md)
 //   --equal-fpr          bits per key of every blocked filter (ours, Boost's, fastfilter_cpp's)
 //                        sized to measure a 1.0% rate, 1M keys, 4M strangers
 #include <benchmark/benchmark.h>
@@ -682,11 +685,114 @@ int run_equal_fpr(std::size_t n, std::size_t m) {
   return 0;
 }
 
+// --- the default kind against Boost.Bloom (--vs-boost) --------------------------------
+
+/// The median of `v` (the mean of the middle two for an even count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+/// One variant's rows over the rounds of run_vs_boost.
+struct round_rows {
+  std::string name;
+  std::vector<row> rows;
+};
+
+/// The default kind (blocked64) one at a time compiled for AVX2 as Boost's
+/// peer is, one at a time in this file's plain x86-64 code, and batched;
+/// Boost.Bloom fast_multiblock32<8> one at a time and bulk. Each round
+/// measures every variant once (fresh filter: insert, positive lookups,
+/// negative lookups), in an order rotated by one each round, so that a
+/// burst of load from other jobs falls on every variant alike. Prints each
+/// variant's median, then the median over rounds of each round's ratio
+/// (Boost's time / ours: above 1, ours is faster), from that round's own
+/// pair of measurements.
+int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int rounds) {
+#if !defined(RINGBLOOM_HAVE_BOOST_BLOOM) || !defined(RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS)
+  (void)sizes;
+  (void)lookups;
+  (void)rounds;
+  fmt::print(
+      "--vs-boost needs Boost.Bloom (configure with -DRINGBLOOM_BOOST_BLOOM_INCLUDE=<boost include "
+      "dir>, Boost 1.90 or later) on x86-64\n");
+  return 2;
+#else
+  if (!ringbloom::simd_path_supported(ringbloom::simd_path::avx2)) {
+    fmt::print("--vs-boost needs a CPU with AVX2 (Boost's fast_multiblock32 path)\n");
+    return 2;
+  }
+  fmt::print("machine: {}, SIMD path {}, load average {}\n", cpu_model(),
+             ringbloom::simd_path_name(ringbloom::best_simd_path()), load_average());
+  fmt::print("keys: 16-byte strings; {} bits per key; {} rounds; ns per key, median\n\n",
+             bits_per_key, rounds);
+  for (const std::size_t n : sizes) {
+    const key_set members(n, 42, false);
+    const std::size_t probes = std::min(lookups, n);
+    const key_set positives(members, probes, 7);
+    const key_set negatives(probes, 43, true);
+    using measure_fn = row (*)(std::size_t, const key_set&, const key_set&, const key_set&, int);
+    const std::array<std::pair<const char*, measure_fn>, 5> variants = {{
+        {"default (blocked64), one at a time, -mavx2", &measure<blocked64_avx2>},
+        {"default (blocked64), one at a time, plain", &measure<blocked64_one>},
+        {"default (blocked64), batched", &measure<blocked64_batched>},
+        {"Boost fmb32<8>, one at a time", &measure<boost_one>},
+        {"Boost fmb32<8>, bulk", &measure<boost_bulk>},
+    }};
+    std::array<round_rows, 5> out;
+    for (std::size_t v = 0; v < variants.size(); ++v) out[v].name = variants[v].first;
+    for (int r = 0; r < rounds; ++r) {
+      for (std::size_t i = 0; i < variants.size(); ++i) {
+        const std::size_t v = (i + static_cast<std::size_t>(r)) % variants.size();
+        out[v].rows.push_back(variants[v].second(n, members, positives, negatives, 1));
+      }
+    }
+    const auto med = [&](std::size_t v, double row::*field) {
+      std::vector<double> xs;
+      for (const row& x : out[v].rows) xs.push_back(x.*field);
+      return median(xs);
+    };
+    fmt::print("{} keys, load average {}\n", key_label(n), load_average());
+    fmt::print(
+        "| variant | insert | positive | negative | fpr | bits/key "
+        "|\n|---|---:|---:|---:|---:|---:|\n");
+    for (std::size_t v = 0; v < out.size(); ++v) {
+      fmt::print("| {} | {:.2f} | {:.2f} | {:.2f} | {:.3f}% | {:.2f} |\n", out[v].name,
+                 med(v, &row::insert_ns), med(v, &row::positive_ns), med(v, &row::negative_ns),
+                 100 * out[v].rows.front().fpr, out[v].rows.front().bits_per_key);
+    }
+    // Each round's ratio from its own pair, then the median over rounds.
+    const auto ratio = [&](std::size_t ours, std::size_t boost, double row::*field) {
+      std::vector<double> xs;
+      for (std::size_t r = 0; r < out[ours].rows.size(); ++r)
+        xs.push_back(out[boost].rows[r].*field / out[ours].rows[r].*field);
+      return median(xs);
+    };
+    fmt::print(
+        "\n| ours against Boost (Boost's time / ours) | insert | positive | negative |\n"
+        "|---|---:|---:|---:|\n");
+    for (const auto& [ours, boost] :
+         std::array<std::pair<std::size_t, std::size_t>, 3>{{{0, 3}, {1, 3}, {2, 4}}}) {
+      fmt::print("| {} / {} | {:.2f} | {:.2f} | {:.2f} |\n", out[ours].name, out[boost].name,
+                 ratio(ours, boost, &row::insert_ns), ratio(ours, boost, &row::positive_ns),
+                 ratio(ours, boost, &row::negative_ns));
+    }
+    fmt::print("\n");
+    std::fflush(stdout);
+  }
+  fmt::print("checksum {} (answers are used); load average at the end {}\n", checksum,
+             load_average());
+  return 0;
+#endif
+}
+
 int run_table(int argc, char** argv) {
   std::vector<std::size_t> sizes = {1000000, 10000000, 100000000};
   std::size_t lookups = 10000000;
   std::size_t set_max = 10000000;
   int repeat = 3;
+  int rounds = 0;  // --vs-boost ROUNDS
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--equal-fpr") return run_equal_fpr(1000000, 4000000);
@@ -702,6 +808,8 @@ int run_table(int argc, char** argv) {
       set_max = parse_count(value());
     } else if (arg == "--repeat") {
       repeat = static_cast<int>(parse_count(value()));
+    } else if (arg == "--vs-boost") {
+      rounds = static_cast<int>(parse_count(value()));
     } else {
       throw std::invalid_argument(
           fmt::format("unknown option '{}'; see the top of bench/filter/bloom_bench.cpp", arg));
@@ -710,6 +818,10 @@ int run_table(int argc, char** argv) {
 
   std::string command;
   for (int i = 0; i < argc; ++i) command += (i > 0 ? " " : "") + std::string(argv[i]);
+  if (rounds > 0) {
+    fmt::print("command: {}\n", command);
+    return run_vs_boost(sizes, lookups, rounds);
+  }
   fmt::print("command: {}\nmachine: {}, SIMD path {}, load average {}\n", command, cpu_model(),
              ringbloom::simd_path_name(ringbloom::best_simd_path()), load_average());
   fmt::print("keys: 16-byte strings; filters at {} bits per key; classic k = {}\n\n", bits_per_key,

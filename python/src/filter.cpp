@@ -47,6 +47,9 @@ using filter_ptr = std::unique_ptr<py_filter>;
 
 filter_ptr wrap(any_filter f) { return std::make_unique<py_filter>(std::move(f)); }
 
+// The kind= default of every call that makes or sizes a filter: the library's.
+std::string default_kind_name() { return std::string(filter_kind_name(default_filter_kind)); }
+
 // A static filter (fuse8, fuse16) takes no change once built: ValueError
 // (docs/python.md, Errors), with the Python way to rebuild it. Checked before
 // anything is read from a batch or a file, so nothing is half-done. The kind
@@ -285,7 +288,7 @@ void bind_sizing(py::module_& m) {
         const filter_size size = filter_size_for(k, n, fpr);
         return py::make_tuple(size.bits, size.hashes);
       },
-      py::arg("capacity"), py::arg("fpr"), py::arg("kind") = "blocked",
+      py::arg("capacity"), py::arg("fpr"), py::arg("kind") = default_kind_name(),
       "(bits, hashes) of the smallest filter of `kind` that holds `capacity` items at rate "
       "`fpr` (the classic sizing for classic, counting and a scalable filter's first layer).");
   m.def(
@@ -298,7 +301,7 @@ void bind_sizing(py::module_& m) {
         refuse_sizing(fk);
         return filter_fpr_for(fk, items, m_bits, k);
       },
-      py::arg("items"), py::arg("bits"), py::arg("hashes"), py::arg("kind") = "blocked",
+      py::arg("items"), py::arg("bits"), py::arg("hashes"), py::arg("kind") = default_kind_name(),
       "The false-positive rate of a filter of `kind` with `bits` bits and `hashes` hashes after "
       "`items` distinct items, by the library's formula.");
 }
@@ -309,9 +312,10 @@ void bind_filter(py::module_& m) {
   bind_stats(m);
   bind_sizing(m);
   py::class_<py_filter>(m, "BloomFilter", R"doc(
-A Bloom filter of any kind: "blocked" (the default), "blocked64" (the blocked
-layout placed by a 64-bit hash: faster lookups, same rate), "blocked1024"
-(1024-bit blocks: fewer bits for the same rate, two cache lines a lookup), "classic",
+A Bloom filter of any kind: "blocked64" (the default and the fastest: 512-bit
+blocks, one cache line a lookup), "blocked1024" (the densest: 1024-bit blocks,
+fewer bits for the same rate, two cache lines a lookup), "blocked" (the same
+layout placed by a 128-bit hash, for a hash other than xxh3), "classic",
 "counting" or "scalable", all created empty; or a static "fuse8" / "fuse16"
 filter built once from its whole key set (BloomFilter.build), which takes no
 change after. Answers "definitely not" (False) or "maybe" (True); never a false
@@ -323,14 +327,14 @@ item. Files are those of the CLI and the C++ library.
     assert "user:42" in f
     answers = f.may_contain_many(np.array([b"user:42", b"user:43"]))
 )doc")
-      .def(py::init(&from_size), py::arg("bits"), py::arg("hashes"), py::arg("kind") = "blocked",
-           py::arg("hash") = "xxh3", py::arg("seed") = 0, py::arg("growth") = 2,
-           py::arg("tightening") = 0.5,
+      .def(py::init(&from_size), py::arg("bits"), py::arg("hashes"),
+           py::arg("kind") = default_kind_name(), py::arg("hash") = "xxh3", py::arg("seed") = 0,
+           py::arg("growth") = 2, py::arg("tightening") = 0.5,
            "An empty filter of exactly `bits` bits (counters for counting; rounded up to 512 for "
            "blocked) and `hashes` hashes. ValueError for a size out of range.")
       .def_static("for_capacity", &for_capacity, py::arg("capacity"), py::arg("fpr"),
-                  py::arg("kind") = "blocked", py::arg("hash") = "xxh3", py::arg("seed") = 0,
-                  py::arg("growth") = 2, py::arg("tightening") = 0.5,
+                  py::arg("kind") = default_kind_name(), py::arg("hash") = "xxh3",
+                  py::arg("seed") = 0, py::arg("growth") = 2, py::arg("tightening") = 0.5,
                   "An empty filter that, holding `capacity` distinct items, answers 'maybe' for "
                   "others with probability about `fpr`. A scalable filter grows past capacity "
                   "by `growth` with each layer's rate tightened by `tightening`.")

@@ -73,7 +73,7 @@ def test_cli_writes_python_reads(cli, tmp_path):
 
 def test_python_writes_cli_reads(cli, tmp_path):
     path = tmp_path / "py.rbf"
-    f = ringbloom.BloomFilter.for_capacity(1000, 0.01, hash="sha256")
+    f = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="blocked", hash="sha256")
     f.add_many(["anna", b"bora"])
     f.save(path)
     assert cli("bloom", "check", path, "anna", "bora").returncode == 0

@@ -203,7 +203,10 @@ def test_bad_parameters_raise_value_error():
     with pytest.raises(ValueError, match="hash"):
         ringbloom.BloomFilter.for_capacity(100, 0.01, hash="crc32")
     with pytest.raises(ValueError, match="seed"):
-        ringbloom.BloomFilter.for_capacity(100, 0.01, hash="sha256", seed=3)
+        ringbloom.BloomFilter.for_capacity(100, 0.01, kind="blocked", hash="sha256", seed=3)
+    # The default kind (blocked64) takes xxh3 only, and says which kind takes another hash.
+    with pytest.raises(ValueError, match="use the blocked kind for another hash"):
+        ringbloom.BloomFilter.for_capacity(100, 0.01, hash="sha256")
     with pytest.raises(ValueError, match="too large"):
         ringbloom.BloomFilter.for_capacity(2**70, 0.01)
 
@@ -373,3 +376,10 @@ def test_details_are_the_kinds_own_facts():
     fuse = ringbloom.BloomFilter.build([f"k{i}" for i in range(1000)], kind="fuse8")
     d = fuse.details()
     assert d["static"] is True and d["slots"] * 8 == fuse.bits
+
+
+def test_default_kind_is_blocked64():
+    # The fastest blocked kind is what a caller gets without kind=.
+    assert ringbloom.BloomFilter.for_capacity(1000, 0.01).kind == "blocked64"
+    assert ringbloom.BloomFilter(4096, 6).kind == "blocked64"
+    assert ringbloom.size_for(1000, 0.01) == ringbloom.size_for(1000, 0.01, kind="blocked64")

@@ -45,11 +45,6 @@ bool blocked64_bloom_filter::path_supported(simd_path path) noexcept {
 #endif
 }
 
-void blocked64_bloom_filter::set_block(std::uint64_t* block, std::uint64_t h2,
-                                       std::uint32_t k) noexcept {
-  detail::best_kernels().add(block, h2, k);
-}
-
 // --- batches ---------------------------------------------------------------------
 //
 // The shared pipeline (hash64_batch.hpp) hashes a chunk and prefetches its

@@ -43,7 +43,7 @@ TEST(FilterKind, NamesAndCodesAreStable) {
   EXPECT_EQ(static_cast<int>(filter_kind::fuse16), 6);
   EXPECT_EQ(static_cast<int>(filter_kind::blocked64), 7);
   EXPECT_EQ(static_cast<int>(filter_kind::blocked1024), 8);
-  EXPECT_EQ(default_filter_kind, filter_kind::blocked);
+  EXPECT_EQ(default_filter_kind, filter_kind::blocked64);
   EXPECT_FALSE(filter_kind_from_code(0).has_value());
   EXPECT_FALSE(filter_kind_from_code(9).has_value());
   EXPECT_FALSE(find_filter_kind("Blocked").has_value());
@@ -56,8 +56,8 @@ TEST(FilterKind, ParseRefusesUnknownNamesWithTheChoices) {
     FAIL() << "parse_filter_kind accepted an unknown name";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "unknown filter kind 'cuckoo'; use one of blocked (the default), blocked64, "
-                 "blocked1024, classic, counting, scalable, fuse8, fuse16");
+                 "unknown filter kind 'cuckoo'; use one of blocked64 (the default), blocked1024, "
+                 "blocked, classic, counting, scalable, fuse8, fuse16");
   }
 }
 

@@ -237,12 +237,12 @@ TEST(CliBloomCreate, SummaryLineNamesKindSizeAndMemory) {
   EXPECT_TRUE(fs::exists(dir.file("f.rbf")));
 }
 
-TEST(CliBloomCreate, DefaultKindIsBlockedWithXxh3) {
+TEST(CliBloomCreate, DefaultKindIsBlocked64WithXxh3) {
   temp_dir dir;
   const std::string file = dir.file("f.rbf");
   const json doc = parse_json(
       expect_exit(0, {"create", file, "--capacity", "1000", "--fpr", "0.01", "--json"}).out);
-  EXPECT_EQ(doc["kind"], "blocked");
+  EXPECT_EQ(doc["kind"], "blocked64");
   EXPECT_EQ(doc["hash"], "xxh3");
   EXPECT_EQ(doc["file"], file);
   EXPECT_EQ(doc["capacity"], 1000);
@@ -374,8 +374,13 @@ TEST(CliBloomCreate, RefusesBadSizesKindsAndHashes) {
   expect_error(2, {"create", f, "--bits", "100", "--hashes", "3", "--kind", "cuckoo"}, "blocked");
   expect_error(2, {"create", f, "--bits", "100", "--hashes", "3", "--hash", "crc32"}, "xxh3");
   expect_error(2,
-               {"create", f, "--bits", "100", "--hashes", "3", "--hash", "sha256", "--seed", "5"},
+               {"create", f, "--bits", "100", "--hashes", "3", "--kind", "blocked", "--hash",
+                "sha256", "--seed", "5"},
                "seed");
+  // The default kind (blocked64) hashes with xxh3 only; the error names the kind that takes
+  // another hash.
+  expect_error(2, {"create", f, "--bits", "512", "--hashes", "3", "--hash", "sha256"},
+               "use the blocked kind for another hash");
   expect_error(2, {"create"}, "file");
   EXPECT_FALSE(fs::exists(f)) << "a refused create wrote a file";
 }

@@ -124,9 +124,11 @@ class blocked64_bloom_filter : public detail::hash64_filter<blocked64_bloom_filt
   /// AVX2 (simd() and use_simd_path are hash64_filter's).
   [[nodiscard]] static bool path_supported(simd_path path) noexcept;
 
-  /// Sets the item's k bits in its block: the blocked kind's SIMD add (the
-  /// positions are the same), one call.
-  static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k) noexcept;
+  /// Sets the item's k bits in its block (the blocked kind's positions),
+  /// inline: detail::blocked64_set_scalar.
+  static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k) noexcept {
+    detail::blocked64_set_scalar(block, h2, k);
+  }
 
   /// For the file loader: requires bits % 512 == 0, 1 <= hashes <= 16 and
   /// words.size() == bits / 64; throws data_error otherwise.

@@ -144,6 +144,38 @@ inline constexpr std::uint64_t blocked64_mixer = 0x9e3779b97f4a7c15ULL;
   return (all & 1) != 0;
 }
 
+/// Sets bits block_position(h2, j) for j = First .. Last - 1 (all below 8,
+/// or all from 8: one half of h2), one OR into the word of each position.
+template <std::uint32_t First>
+[[gnu::always_inline]] inline void blocked64_set_range(std::uint64_t* block, std::uint32_t half,
+                                                       std::uint32_t last) noexcept {
+  for (std::uint32_t j = First; j < last; ++j) {
+    const std::uint32_t p = (half * block_multipliers[j]) >> 23;
+    block[p >> 6] |= std::uint64_t{1} << (p & 63);
+  }
+}
+
+/// Sets bits block_position(h2, j), j < k, of the 8-word block: the add of
+/// blocked64 (the blocked kind's positions), inline and scalar: one OR into
+/// the word of each position (6 at k = 6), where a vector add builds and ORs
+/// all 8 words of the block and was an out-of-line call. k = 6 and 7 (what
+/// sizing gives near a 1% rate) get loops of a fixed length, which the
+/// compiler unrolls with no test per position; each insert's
+/// instructions count because they bound how many inserts the CPU keeps in
+/// flight while their blocks arrive from memory.
+[[gnu::always_inline]] inline void blocked64_set_scalar(std::uint64_t* block, std::uint64_t h2,
+                                                        std::uint32_t k) noexcept {
+  const auto low = static_cast<std::uint32_t>(h2);
+  if (k == 6) [[likely]] {
+    blocked64_set_range<0>(block, low, 6);
+  } else if (k == 7) {
+    blocked64_set_range<0>(block, low, 7);
+  } else {
+    blocked64_set_range<0>(block, low, k < 8 ? k : 8);
+    if (k > 8) blocked64_set_range<8>(block, static_cast<std::uint32_t>(h2 >> 32), k);
+  }
+}
+
 #ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
 /// The multipliers c_j of positions 8r .. 8r+7 (round r = 0 or 1) as one
 /// vector, loaded from block_multipliers: one load, where a vector written

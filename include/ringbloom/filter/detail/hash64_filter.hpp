@@ -70,8 +70,11 @@ class hash64_filter : protected filter_core {
   void add(std::string_view item) { add_hash(hash_item(item)); }
   void add(std::uint64_t key) { add_hash(hash_key(key)); }
   void add_hash(std::uint64_t x) {
-    Derived::set_block(words_.mutable_data() + block_of(x) * block_words, x * blocked64_mixer,
-                       hashes_);
+    if (words_.read_only()) [[unlikely]]
+      (void)words_.mutable_data();  // throws the read-only view's logic_error
+    // data_ is the owned words here (sync keeps it): no call per add.
+    Derived::set_block(const_cast<std::uint64_t*>(data_) + block_of(x) * block_words,
+                       x * blocked64_mixer, hashes_);
     ++items_;
   }
   /// add_hash for each of `xs`.
