@@ -51,6 +51,16 @@ const std::vector<hostile_case> cases = {
      2,
      {"--capacity", "'-5'", "from 1 to"}},
     {"capacity_zero", create({"--capacity", "0", "--fpr", "0.01"}), 2, {"--capacity", "'0'"}},
+    // A rate below what 64-bit item hashes can tell apart is refused by the sizing.
+    {"fpr_below_what_64_bit_hashes_reach",
+     create({"--capacity", "1000", "--fpr", "1e-300", "--kind", "classic"}),
+     2,
+     {"1e-300", "2^-64", "5.5e-20 or more"}},
+    // CLI11's messages in our words, naming the option.
+    {"option_given_twice",
+     create({"--capacity", "10", "--capacity", "20", "--fpr", "0.01"}),
+     2,
+     {"--capacity is given more than once", "give it once"}},
     {"capacity_exponent",
      create({"--capacity", "1e6", "--fpr", "0.01"}),
      2,
@@ -100,9 +110,9 @@ const std::vector<hostile_case> cases = {
      2,
      {"--capacity 100000000000", "of memory"}},
     {"blocked_rate_unreachable_names_classic",
-     create({"--capacity", "1", "--fpr", "1e-30"}),
+     create({"--capacity", "1", "--fpr", "1e-15"}),
      2,
-     {"1e-12", "1e-30", "classic"}},
+     {"1e-12", "1e-15", "classic"}},
     // Static filters: the key file is checked like any input.
     {"fuse_keys_from_device",
      {"bloom", "create", "{dir}/f.rbf", "--kind", "fuse8", "--from", "/dev/zero"},
