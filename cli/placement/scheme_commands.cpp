@@ -76,7 +76,7 @@ key_source make_keys(const std::string& keys, const std::string& format,
   src.format = key_pattern(format).format();  // refuses a format without "{}"
   if (keys.empty()) {
     src.count = default_count;
-  } else if (keys.find_first_not_of("+-0123456789") == std::string::npos) {
+  } else if (!is_keys_file(keys)) {
     // A count, read as `ring diff` reads it for native rings (no wrap-around).
     src.count =
         parse_number<std::uint64_t>(keys, "--keys", between<std::uint64_t>(1, max_scheme_keys));
@@ -92,6 +92,10 @@ key_source make_keys(const std::string& keys, const std::string& format,
 }
 
 }  // namespace
+
+bool is_keys_file(const std::string& keys) {
+  return keys.find_first_not_of("+-0123456789") != std::string::npos;
+}
 
 std::unique_ptr<placement> scheme_from_nodes(const std::string& scheme, const std::string& nodes) {
   if (nodes.empty()) throw usage_error(fmt::format("give --nodes LIST with --scheme {}", scheme));
