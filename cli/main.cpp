@@ -32,6 +32,49 @@ constexpr std::string_view out_of_memory =
     "ran out of memory: the work asked for more than this machine or this process's memory "
     "limit allows; lower the sizes given (--bits, --capacity, --keys, --nodes ...) or free memory";
 
+// CLI11's messages ("--capacity: At Most 1 required but received 2") as the
+// tool's sentences, naming the option or argument, with the command whose
+// help shows the usage.
+std::string usage_sentence(const CLI::ParseError& e, const CLI::App& app) {
+  const std::string what = e.what();
+  const auto before = [&](std::string_view mark) { return what.substr(0, what.find(mark)); };
+  const auto after = [&](std::string_view mark) {
+    const std::size_t at = what.find(mark);
+    return at == std::string::npos ? what : what.substr(at + mark.size());
+  };
+  std::string sentence = what;
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    if (what.find(": At Most ") != std::string::npos) {
+      sentence = fmt::format("{} is given more than once; give it once", before(": "));
+    } else if (what.ends_with(" missing") || what.find(": At least ") != std::string::npos) {
+      sentence = fmt::format("{} needs a value after it", before(":"));
+    }
+  } else if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    const std::string extra = after(": ");
+    sentence = extra.starts_with("-") ? fmt::format("there is no option {}", extra)
+                                      : fmt::format("'{}' is one argument too many", extra);
+  } else if (dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr) {
+    sentence = fmt::format("{} and {} cannot be given together; give one of them",
+                           before(" excludes "), after(" excludes "));
+  } else if (dynamic_cast<const CLI::RequiresError*>(&e) != nullptr) {
+    sentence = fmt::format("{} needs {} too", before(" requires "), after(" requires "));
+  } else if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    sentence = what.starts_with("A subcommand") ? "a command is missing"
+                                                : fmt::format("{} is missing", before(" is "));
+  } else if (what.starts_with("The value ")) {  // "The value X is not an allowed value for N"
+    sentence =
+        fmt::format("{} does not take {}", after(" value for "), before(" is not").substr(10));
+  } else if (what.starts_with("Could not convert: ")) {  // "Could not convert: N = V"
+    sentence = fmt::format("{} does not take '{}'", before(" = ").substr(19), after(" = "));
+  }
+  std::string command = "ringbloom";
+  for (const CLI::App* a = &app; !a->get_subcommands().empty();) {
+    a = a->get_subcommands().front();
+    command += " " + a->get_name();
+  }
+  return fmt::format("{}; run '{} --help' to see the usage", sentence, command);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,12 +115,8 @@ int main(int argc, char** argv) {
     return report(
         fmt::format("unknown command '{}'; run 'ringbloom --help' to see the commands", argv[1]),
         exit_usage);
-  } catch (const CLI::RequiredError& e) {
-    return report(
-        fmt::format("{}; run 'ringbloom --help' to see the commands and options", e.what()),
-        exit_usage);
   } catch (const CLI::ParseError& e) {
-    return report(fmt::format("{}; run with --help to see the usage", e.what()), exit_usage);
+    return report(usage_sentence(e, app), exit_usage);
   } catch (const usage_error& e) {
     return report(e.what(), exit_usage);
   } catch (const std::invalid_argument& e) {

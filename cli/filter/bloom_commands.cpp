@@ -451,6 +451,7 @@ void stream_stdin(Stream& stream, AddLine&& add_line) {
 }
 
 void run_add(const add_options& o) {
+  require_single_line(o.items);  // as every command that takes items
   if (peek_windowed_file(o.file)) return run_add_windowed(o);
   if (o.at_opt->count() > 0) refuse_at(o.file);
   // A static filter is refused (exit 2: the file is fine, the request is

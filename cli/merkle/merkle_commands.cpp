@@ -113,7 +113,8 @@ void run_build(const build_options& o) {
     builder.add(key, value);
   };
   if (o.rows == "-") {
-    scan_rows(stdin, "standard input", add);
+    io::line_reader in;
+    scan_rows(in, "standard input", add);
   } else {
     scan_rows_file(o.rows, add);
   }

@@ -82,8 +82,10 @@ void add_ring_flags(CLI::App& cmd, ring_flags& flags) {
                     "Points per unit of weight (default 100)");
   cmd.add_option("--hash", flags.hash, "xxh3 (default), sha256, poly31 or md5");
   cmd.add_option("--scheme", flags.scheme,
-                 "ring (default), ketama (libmemcached's placement; names are host:port), or a "
-                 "system: nginx, haproxy, twemproxy, redis-cluster");
+                 fmt::format("{} (default), {} (libmemcached's placement; names are host:port), "
+                             "or a system: {}",
+                             scheme_name(ring_scheme::native), scheme_name(ring_scheme::ketama),
+                             fmt::join(schemes::system_scheme_names(), ", ")));
 }
 
 ring_options options_from(const ring_flags& flags) {
@@ -617,7 +619,8 @@ struct diff_options {
 
 // One path: OLD and NEW become placements (configurations with --from,
 // topology files otherwise); two native rings get the exact plan of hash
-// ranges, any other pair the keys' movement (print_scheme_diff).
+// ranges, any other pair, and rings given a --keys FILE, the keys' movement
+// (print_scheme_diff).
 void run_diff(const diff_options& o) {
   const auto open = [&](const std::string& file) {
     if (o.config.system.empty()) return open_placement(file);
@@ -629,7 +632,7 @@ void run_diff(const diff_options& o) {
   const std::unique_ptr<placement> after_p = open(o.new_file);
   const auto* before_ring = dynamic_cast<const ring_placement*>(before_p.get());
   const auto* after_ring = dynamic_cast<const ring_placement*>(after_p.get());
-  if (before_ring == nullptr || after_ring == nullptr) {
+  if (before_ring == nullptr || after_ring == nullptr || is_keys_file(o.keys)) {
     print_scheme_diff(*before_p, *after_p, o.old_file, o.new_file, o.keys, o.key_format, o.json);
     return;
   }
@@ -705,7 +708,7 @@ void add_diff(CLI::App& ring) {
   add_config_options(*cmd, o->config, from);
   cmd->add_option("--keys", o->keys,
                   "Also count how many of K keys move (1.." + std::to_string(max_keys) +
-                      "); for a system scheme also a FILE of keys, whose moved keys are listed");
+                      "), or a FILE of keys (one per line), whose moved keys are listed");
   cmd->add_option("--key-format", o->key_format,
                   "Key pattern, {} is the key number (default key-{})");
   cmd->add_flag("--json", o->json, "Print as JSON");

@@ -53,7 +53,7 @@ constexpr std::uint64_t max_scheme_keys = 100'000'000;
 key_source make_keys(const std::string& keys, const std::string& format,
                      std::uint64_t default_count) {
   key_pattern pattern(format);  // refuses a format without "{}"
-  if (!keys.empty() && keys.find_first_not_of("+-0123456789") != std::string::npos) {
+  if (!keys.empty() && is_keys_file(keys)) {
     try {
       return key_source::read_file(keys);
     } catch (const io::memory_error& e) {
@@ -68,6 +68,10 @@ key_source make_keys(const std::string& keys, const std::string& format,
 }
 
 }  // namespace
+
+bool is_keys_file(const std::string& keys) {
+  return keys.find_first_not_of("+-0123456789") != std::string::npos;
+}
 
 std::unique_ptr<placement> scheme_from_nodes(const std::string& scheme, const std::string& nodes) {
   if (nodes.empty()) throw usage_error(fmt::format("give --nodes LIST with --scheme {}", scheme));

@@ -54,8 +54,12 @@ void add_config_options(CLI::App& cmd, config_source& source, CLI::Option* from)
 void print_lookup(const placement& p, std::size_t replicas, bool native_ring,
                   const std::vector<std::string>& keys, bool json);
 
-/// `ring diff` of two placements of one system (`old_name`, `new_name` name
-/// them in messages): as run_scheme_diff.
+/// Whether a --keys value names a file of keys rather than a count.
+[[nodiscard]] bool is_keys_file(const std::string& keys);
+
+/// `ring diff` of two placements of one system, or of two native rings with
+/// a --keys FILE (`old_name`, `new_name` name them in messages): the keys'
+/// movement by flow, and with a keys file the moved keys.
 void print_scheme_diff(const placement& before, const placement& after, const std::string& old_name,
                        const std::string& new_name, const std::string& keys,
                        const std::string& key_format, bool json);

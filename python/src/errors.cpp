@@ -8,12 +8,15 @@
 //   ringbloom::data_error       ringbloom.DataError, a subclass of ValueError:
 //                                                 a corrupt, truncated or foreign file
 //   ringbloom::io_error         OSError          (the OS refused a read or write)
+//   ringbloom::io::memory_error MemoryError      (refused before allocating: the
+//                                                 library's sentence naming the size)
 //   std::bad_alloc              MemoryError      (pybind11's own mapping)
 #include <exception>
 #include <stdexcept>
 
 #include "module.hpp"
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom::python {
 
@@ -33,6 +36,8 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(data_error_type, e.what());
     } catch (const ringbloom::io_error& e) {
       PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const ringbloom::io::memory_error& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const std::out_of_range&) {
       throw;  // pybind11 maps it to IndexError
     } catch (const std::logic_error& e) {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "ringbloom/placement/topology.hpp"
 #include "ringbloom/version.hpp"
 
 namespace ringbloom::python {
@@ -35,6 +36,16 @@ std::uint32_t to_count32(py::handle value, const char* what) {
                           std::to_string(result));
   }
   return static_cast<std::uint32_t>(result);
+}
+
+std::string checked_name(py::handle name) {
+  if (!PyUnicode_Check(name.ptr())) {
+    throw py::type_error("a node name must be a str, not " +
+                         std::string(py::str(py::type::handle_of(name).attr("__name__"))));
+  }
+  std::string text = py::cast<std::string>(name);
+  check_node_name(text);
+  return text;
 }
 
 }  // namespace ringbloom::python

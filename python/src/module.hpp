@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <string>
 
 namespace ringbloom::python {
 
@@ -41,5 +42,11 @@ void bind_merkle(py::module_& m);
 
 /// to_count, also requiring value <= max.
 [[nodiscard]] std::uint32_t to_count32(py::handle value, const char* what);
+
+/// A node name given to a ring or a placement, checked when it is given by the
+/// ring's rule (check_node_name: no line breaks, tabs, commas ...), so that a
+/// name that could not be saved or printed one per line is refused at once
+/// (ValueError); TypeError when it is not a str.
+[[nodiscard]] std::string checked_name(py::handle name);
 
 }  // namespace ringbloom::python

@@ -92,7 +92,7 @@ std::vector<ring_node> make_nodes(py::handle nodes) {
   }
   if (PyDict_Check(nodes.ptr())) {
     for (auto [name, weight] : py::reinterpret_borrow<py::dict>(nodes)) {
-      result.push_back({py::cast<std::string>(name), to_count32(weight, "weight"), {}, 0});
+      result.push_back({checked_name(name), to_count32(weight, "weight"), {}, 0});
     }
     return result;
   }
@@ -101,7 +101,7 @@ std::vector<ring_node> make_nodes(py::handle nodes) {
       throw py::type_error("a node name must be a str, not " +
                            std::string(py::str(py::type::handle_of(name).attr("__name__"))));
     }
-    result.push_back({py::cast<std::string>(name), 1, {}, 0});
+    result.push_back({checked_name(name), 1, {}, 0});
   }
   return result;
 }
@@ -345,6 +345,7 @@ A key belongs to the node of the first point at or after its hash. Keys are str
       .def(
           "add",
           [](py_ring& self, std::string_view name, py::handle weight) {
+            check_node_name(name);
             const std::uint32_t w = to_count32(weight, "weight");
             self.modify([&](hash_ring& r) { r.add_node(name, w); });
           },
@@ -353,6 +354,7 @@ A key belongs to the node of the first point at or after its hash. Keys are str
       .def(
           "add_at",
           [](py_ring& self, std::string_view name, const std::vector<std::uint64_t>& tokens) {
+            check_node_name(name);
             self.modify([&](hash_ring& r) { r.add_node_at(name, tokens); });
           },
           py::arg("name"), py::arg("tokens"),

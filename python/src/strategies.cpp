@@ -42,6 +42,7 @@
 #include "ringbloom/placement/placement.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
+#include "ringbloom/placement/topology.hpp"
 
 namespace ringbloom::python {
 
@@ -155,7 +156,7 @@ std::vector<placement_node> to_nodes(py::handle nodes) {
   }
   if (PyDict_Check(nodes.ptr())) {
     for (auto [name, weight] : py::reinterpret_borrow<py::dict>(nodes)) {
-      result.push_back({py::cast<std::string>(name), py::cast<double>(weight)});
+      result.push_back({checked_name(name), py::cast<double>(weight)});
     }
     return result;
   }
@@ -164,7 +165,7 @@ std::vector<placement_node> to_nodes(py::handle nodes) {
       throw py::type_error("a node name must be a str, not " +
                            std::string(py::str(py::type::handle_of(name).attr("__name__"))));
     }
-    result.push_back({py::cast<std::string>(name), 1.0});
+    result.push_back({checked_name(name), 1.0});
   }
   return result;
 }
@@ -249,16 +250,41 @@ py::list compare(py::handle nodes, std::string_view changes, py::handle kinds, p
 // `ringbloom ring import`'s reader of a system's own file (or of its text,
 // given as bytes): one call of the library's dispatcher, which holds every
 // reader and every rule.
+// A replication factor from Python, by the command line's rule (--rf,
+// --dc-rf: an int from `least` to max_replication_factor).
+std::uint32_t replication_factor(py::handle value, std::uint32_t least, const std::string& what) {
+  if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) {
+    throw py::type_error(what + " must be an int, not " +
+                         std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
+  const auto n = value.cast<long long>();
+  if (n < least || n > schemes::max_replication_factor) {
+    throw py::value_error(what + " is " + std::to_string(n) + "; give a replication factor from " +
+                          std::to_string(least) + " to " +
+                          std::to_string(schemes::max_replication_factor) +
+                          (least == 0 ? " (0: no replica in that data centre)" : ""));
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
 std::unique_ptr<py_placement> import_config(const std::string& system, py::handle path_or_text,
-                                            py::handle name, std::uint32_t rf, py::handle dc_rf) {
+                                            py::handle name, py::handle rf, py::handle dc_rf) {
   schemes::config_options options;
   if (!name.is_none()) options.section = py::cast<std::string>(name);
   options.section_option = "name=";
   if (!dc_rf.is_none()) {
-    options.replication = schemes::replication_from_factors(
-        py::cast<std::map<std::string, std::uint32_t>>(dc_rf), "dc_rf");
+    if (!PyDict_Check(dc_rf.ptr())) {
+      throw py::type_error("dc_rf must be a dict data centre -> factor, e.g. {\"dc1\": 3}");
+    }
+    std::map<std::string, std::uint32_t> factors;
+    for (auto [dc, factor] : py::reinterpret_borrow<py::dict>(dc_rf)) {
+      if (!PyUnicode_Check(dc.ptr())) throw py::type_error("dc_rf's keys must be str");
+      const auto dc_name = py::cast<std::string>(dc);
+      factors[dc_name] = replication_factor(factor, 0, "dc_rf['" + dc_name + "']");
+    }
+    options.replication = schemes::replication_from_factors(std::move(factors), "dc_rf");
   } else {
-    options.replication = schemes::cassandra_replication::simple(rf);
+    options.replication = schemes::cassandra_replication::simple(replication_factor(rf, 1, "rf"));
   }
   schemes::imported_config r;
   if (PyBytes_Check(path_or_text.ptr())) {
@@ -463,6 +489,7 @@ as those systems do (placement_kinds()). Keys are str (UTF-8) or bytes.
       .def(
           "add",
           [](py_placement& self, const std::string& name, double weight) {
+            check_node_name(name);
             self.apply({placement_step::kind::add, name, weight});
           },
           py::arg("name"), py::arg("weight") = 1.0)

@@ -47,3 +47,12 @@ def test_cuckoo_files_and_bad_input(tmp_path):
     assert "x" in ringbloom.CuckooFilter.load(path)
     with pytest.raises(ValueError):
         ringbloom.CuckooFilter(100, bucket_size=256)
+
+
+def test_a_filter_larger_than_memory_is_refused_with_a_sentence():
+    # 10^12 items need 1 TiB of fingerprints: refused before allocating, with
+    # the library's sentence (the CLI's check), never `std::bad_alloc`.
+    with pytest.raises(MemoryError, match=r"a cuckoo filter of capacity 1000000000000 needs "
+                                          r"1\.0 TiB of memory, more than the .*; give a smaller "
+                                          r"capacity"):
+        ringbloom.CuckooFilter(10**12)

@@ -165,3 +165,27 @@ def test_yaml_refusals_and_notes(tmp_path):
     with pytest.warns(UserWarning, match="ejects failing servers"):
         p = ringbloom.import_config("twemproxy", ejecting)
     assert len(p.nodes) == 3
+
+
+def test_replication_factors_follow_the_command_lines_rule():
+    # --rf takes 1 to 100000 and --dc-rf 0 to 100000 per data centre: so do
+    # rf= and dc_rf=, with a sentence, never pybind11's "Unable to cast".
+    text = NODETOOL.encode()
+    with pytest.raises(ValueError, match=r"dc_rf\['dc1'\] is -3; give a replication factor "
+                                         r"from 0 to 100000"):
+        ringbloom.import_config("cassandra", text, dc_rf={"dc1": -3})
+    with pytest.raises(ValueError, match=r"dc_rf\['dc1'\] is 100001"):
+        ringbloom.import_config("cassandra", text, dc_rf={"dc1": 100001})
+    with pytest.raises(TypeError, match=r"dc_rf\['dc1'\] must be an int, not float"):
+        ringbloom.import_config("cassandra", text, dc_rf={"dc1": 2.5})
+    with pytest.raises(TypeError, match="dc_rf must be a dict"):
+        ringbloom.import_config("cassandra", text, dc_rf=[("dc1", 3)])
+    with pytest.raises(ValueError, match="rf is -3; give a replication factor from 1 to 100000"):
+        ringbloom.import_config("cassandra", text, rf=-3)
+    with pytest.raises(ValueError, match="rf is 0; give a replication factor from 1"):
+        ringbloom.import_config("cassandra", text, rf=0)
+    with pytest.raises(TypeError, match="rf must be an int, not str"):
+        ringbloom.import_config("cassandra", text, rf="3")
+    # The edges are taken.
+    assert ringbloom.import_config("cassandra", text, dc_rf={"dc1": 1}) is not None
+    assert ringbloom.import_config("cassandra", text, rf=1) is not None

@@ -187,3 +187,45 @@ def test_bad_input():
     with pytest.raises(OSError):
         ringbloom.HashRing.from_topology("/nonexistent/ringbloom/topology.json")
     assert ring.nodes == ["a"]  # every failed change left the ring as it was
+
+
+@pytest.mark.parametrize("bad", ["a\nb", "a\tb", "a,b", "a\rb", ""])
+def test_node_names_are_checked_when_given(bad):
+    # The ring's rule (no line breaks, tabs, commas ...), as the CLI and the
+    # topology files apply it: refused at once, not when the ring is saved.
+    rule = "a name is 1 to"
+    with pytest.raises(ValueError, match=rule):
+        ringbloom.HashRing([bad])
+    with pytest.raises(ValueError, match=rule):
+        ringbloom.HashRing({bad: 2})
+    ring = ringbloom.HashRing(["ok"])
+    with pytest.raises(ValueError, match=rule):
+        ring.add(bad)
+    with pytest.raises(ValueError, match=rule):
+        ring.add_at(bad, [5])
+    assert ring.nodes == ["ok"]
+    with pytest.raises(ValueError, match=rule):
+        ringbloom.Placement("maglev", [bad, "ok"])
+    with pytest.raises(ValueError, match=rule):
+        ringbloom.Placement("rendezvous", {bad: 1.0})
+    p = ringbloom.Placement("maglev", ["ok", "fine"])
+    with pytest.raises(ValueError, match=rule):
+        p.add(bad)
+    with pytest.raises(TypeError, match="a node name must be a str, not int"):
+        ringbloom.HashRing({5: 1})
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ringbloom.HashRing(["a"]).node_for_many(np.array([1.5, 2.5])),
+    lambda: ringbloom.HashRing(["a"]).node_index_many(np.array([1, 2], dtype=np.int64)),
+    lambda: ringbloom.Placement("maglev", ["a", "b"]).node_for_many(np.array([1.5])),
+    lambda: ringbloom.Placement("jump", ["a", "b"]).node_index_many(np.array([1.5])),
+    lambda: ringbloom.BloomFilter.for_capacity(100, 0.01).add_many(np.array([1.5])),
+    lambda: ringbloom.BloomFilter.for_capacity(100, 0.01).may_contain_many(np.array([1.5])),
+    lambda: ringbloom.CuckooFilter(100).add_many(np.array([1.5])),
+    lambda: ringbloom.HyperLogLog().add_many(np.array([1.5])),
+])
+def test_float_and_signed_arrays_are_a_type_error(call):
+    # docs/python.md: other dtypes (int64, float) raise TypeError rather than guess.
+    with pytest.raises(TypeError, match=r"astype\(np\.uint64\)"):
+        call()

@@ -117,3 +117,25 @@ def test_files_and_bad_input(tmp_path):
         ringbloom.HyperLogLog().add(1)
     with pytest.raises(ValueError):
         ringbloom.HyperLogLog() | ringbloom.HyperLogLog(10)
+
+
+def test_a_sketch_larger_than_memory_is_refused_with_a_sentence():
+    # CountMinSketch(2**30, 2) needs 8 GiB. Under a 2 GiB address-space limit
+    # the library refuses it before allocating, with its sentence, as the CLI
+    # does; never `MemoryError: std::bad_alloc`.
+    import subprocess
+    import sys
+    script = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "import ringbloom\n"
+        "try:\n"
+        "    ringbloom.CountMinSketch(2**30, 2)\n"
+        "except MemoryError as e:\n"
+        "    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=60, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("a Count-Min sketch of 1073741824 x 2 counters needs 8.0 GiB of "
+                               "memory, more than the"), r.stdout
+    assert "give a smaller width or depth" in r.stdout

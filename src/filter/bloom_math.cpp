@@ -41,6 +41,12 @@ void check_n_p(std::uint64_t n, double p) {
         "the false-positive rate must be between 0 and 1 (exclusive), got {}; for 1% give 0.01",
         p));
   }
+  if (p < min_fpr) {
+    throw std::invalid_argument(fmt::format(
+        "a false-positive rate of {:g} cannot be reached: items are told apart by 64-bit hashes, "
+        "which collide with probability 2^-64 (about 5.4e-20); give a rate of 5.5e-20 or more",
+        p));
+  }
 }
 
 [[noreturn]] void throw_too_large(std::uint64_t n, double p, double bits) {

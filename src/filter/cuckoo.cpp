@@ -201,6 +201,14 @@ cuckoo_filter::cuckoo_filter(std::uint64_t capacity, options opts)
     : capacity_(capacity),
       options_(checked(capacity, opts)),
       base_buckets_(next_power_of_two(capacity / options_.bucket_size)) {
+  // Checked before the allocation, as grow() checks (a capacity such as 10^12
+  // is a sentence, not std::bad_alloc); small filters skip reading the
+  // operating system's figures, which costs more than allocating them.
+  const std::uint64_t bytes = bytes_for(base_buckets_, options_);
+  if (bytes >= (std::uint64_t{1} << 26)) {
+    io::require_memory(bytes, fmt::format("a cuckoo filter of capacity {}", capacity),
+                       "give a smaller capacity (the filter grows when it fills up)");
+  }
   add_sub_filter();
 }
 

@@ -82,8 +82,10 @@ void scalable_bloom_filter::add_layer() {
   const std::uint64_t capacity = last * growth_;
   filter_size size;
   try {
-    size = bloom_math::classic_size_for(capacity,
-                                        bloom_math::scalable_layer_fpr(fpr_, tightening_, i));
+    // Deep layers' budgets fall below what 64-bit hashes deliver (min_fpr):
+    // they are sized for min_fpr, which adds less than 1e-18 to the total.
+    size = bloom_math::classic_size_for(
+        capacity, std::max(bloom_math::scalable_layer_fpr(fpr_, tightening_, i), min_fpr));
   } catch (const std::invalid_argument& e) {
     throw std::length_error(
         fmt::format("the scalable filter cannot add layer {}: {}", i, e.what()));

@@ -42,6 +42,7 @@ line_reader::line_reader(line_reader&& other) noexcept
       owns_fd_(std::exchange(other.owns_fd_, false)),
       buffer_(std::move(other.buffer_)),
       start_(other.start_),
+      scanned_(other.scanned_),
       at_end_(other.at_end_),
       lines_(other.lines_) {}
 
@@ -73,21 +74,29 @@ bool line_reader::fill() {
   }
 }
 
+// The position of the '\n' that ends the line at start_, or npos when the
+// buffer holds none yet. Each byte is searched once (scanned_ remembers how
+// far), and a line longer than max_line_bytes is refused as soon as that many
+// of its bytes are held, so a huge line is never read whole.
+std::size_t line_reader::find_newline() {
+  const std::size_t end = buffer_.find('\n', start_ + scanned_);
+  scanned_ = (end == std::string::npos ? buffer_.size() : end) - start_;
+  if (scanned_ > max_line_bytes) {
+    throw std::invalid_argument(
+        fmt::format("line {} of {} is longer than {} MiB; give one item per line (items "
+                    "longer than that are not supported)",
+                    lines_ + 1, name_, max_line_bytes >> 20));
+  }
+  return end;
+}
+
 bool line_reader::next(std::string& line) {
-  std::size_t scanned = 0;  // bytes after start_ known to hold no '\n' (fill() moves start_)
   for (;;) {
-    const std::size_t end = buffer_.find('\n', start_ + scanned);
+    const std::size_t end = find_newline();
     if (end != std::string::npos) {
       line.assign(buffer_, start_, end - start_);
       start_ = end + 1;
       break;
-    }
-    scanned = buffer_.size() - start_;
-    if (scanned > max_line_bytes) {
-      throw std::invalid_argument(
-          fmt::format("line {} of {} is longer than {} MiB; give one item per line (items "
-                      "longer than that are not supported)",
-                      lines_ + 1, name_, max_line_bytes >> 20));
     }
     if (!fill()) {
       if (start_ == buffer_.size()) return false;
@@ -96,13 +105,14 @@ bool line_reader::next(std::string& line) {
       break;
     }
   }
+  scanned_ = 0;
   ++lines_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return true;
 }
 
 bool line_reader::ready() {
-  if (at_end_ || buffer_.find('\n', start_) != std::string::npos) return true;
+  if (at_end_ || find_newline() != std::string::npos) return true;
   pollfd request{fd_, POLLIN, 0};
   return ::poll(&request, 1, 0) > 0;
 }
@@ -110,7 +120,7 @@ bool line_reader::ready() {
 line_reader::status line_reader::next_until(std::string& line,
                                             std::chrono::steady_clock::time_point deadline) {
   using clock = std::chrono::steady_clock;
-  while (!at_end_ && buffer_.find('\n', start_) == std::string::npos) {
+  while (!at_end_ && find_newline() == std::string::npos) {
     const auto now = clock::now();
     if (now >= deadline) return status::deadline;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();

@@ -4,10 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <memory>
-#include <system_error>
+#include <stdexcept>
 
 #include "ringbloom/error.hpp"
 
@@ -15,17 +12,9 @@ namespace ringbloom {
 
 namespace {
 
-constexpr std::size_t block_size = std::size_t{1} << 20;
-/// The longest row (memory bounded by the input's lines, as the
-/// CLI's 16 MiB line cap): a stream without newlines is refused.
-constexpr std::size_t max_row_bytes = std::size_t{16} << 20;
-
-std::string system_reason() { return std::generic_category().message(errno); }
-
-// Splits one line (without '\n') into key and value and calls fn.
+// Splits one line (without '\n' and '\r') into key and value and calls fn.
 void emit_line(std::string_view line, std::string_view name, std::uint64_t number,
                const row_callback& fn) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   const std::size_t tab = line.find('\t');
   if (tab == std::string_view::npos) {
     throw data_error(
@@ -36,55 +25,22 @@ void emit_line(std::string_view line, std::string_view name, std::uint64_t numbe
 
 }  // namespace
 
-void scan_rows(std::FILE* file, std::string_view name, const row_callback& fn) {
-  std::string buffer;
-  buffer.resize(block_size);
-  std::size_t held = 0;  // bytes of an unfinished line at the start of buffer
+void scan_rows(io::line_reader& in, std::string_view name, const row_callback& fn) {
+  std::string line;
   std::uint64_t number = 0;
   for (;;) {
-    if (held == buffer.size()) {  // a line longer than a block
-      if (held >= max_row_bytes) {
-        throw data_error(
-            fmt::format("{} line {} is longer than 16 MiB; write one key<TAB>value "
-                        "row a line",
-                        name, number + 1));
-      }
-      buffer.resize(buffer.size() * 2);
+    try {
+      if (!in.next(line)) return;
+    } catch (const std::invalid_argument& e) {
+      throw data_error(e.what());  // a rows file with a huge line is bad data (exit 3)
     }
-    const std::size_t got = std::fread(buffer.data() + held, 1, buffer.size() - held, file);
-    if (got == 0) {
-      if (std::ferror(file)) {
-        throw io_error(fmt::format("cannot read {}: {}", name, system_reason()));
-      }
-      break;
-    }
-    const char* begin = buffer.data();
-    const char* end = buffer.data() + held + got;
-    const char* line = begin;
-    const char* scan = begin + held;
-    while (const void* found = std::memchr(scan, '\n', static_cast<std::size_t>(end - scan))) {
-      const char* newline = static_cast<const char*>(found);
-      emit_line(std::string_view(line, static_cast<std::size_t>(newline - line)), name, ++number,
-                fn);
-      line = newline + 1;
-      scan = line;
-    }
-    held = static_cast<std::size_t>(end - line);
-    std::memmove(buffer.data(), line, held);
+    emit_line(line, name, ++number, fn);
   }
-  if (held > 0) emit_line(std::string_view(buffer.data(), held), name, ++number, fn);
 }
 
 void scan_rows_file(const std::filesystem::path& path, const row_callback& fn) {
-  struct closer {
-    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
-  };
-  std::unique_ptr<std::FILE, closer> file(std::fopen(path.c_str(), "rb"));
-  if (!file) {
-    throw io_error(fmt::format("cannot open rows file {}: {}", path.string(), system_reason()),
-                   "check the path");
-  }
-  scan_rows(file.get(), path.string(), fn);
+  io::line_reader in = io::line_reader::open(path, path.string());
+  scan_rows(in, path.string(), fn);
 }
 
 merkle_tree build_tree_from_rows(const std::filesystem::path& path, merkle_options options) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "placement/json_words.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
 
@@ -224,12 +225,8 @@ topology parse_topology(std::string_view text, std::string_view source) {
   try {
     doc = json::parse(text.begin(), text.end(), refuse_duplicate_members(source));
   } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
-    // Without nlohmann's "[json.exception.parse_error.101] " tag.
-    std::string_view what = e.what();
-    if (what.starts_with("[json.exception.")) what.remove_prefix(what.find("] ") + 2);
-    refuse(source, fmt::format("not valid JSON ({}); check the file or recreate it with "
-                               "'ringbloom ring init'",
-                               what));
+    refuse(source, fmt::format("{}; check the file or recreate it with 'ringbloom ring init'",
+                               detail::json_error_words(text, e)));
   }
   if (!doc.is_object()) {
     refuse(source, fmt::format("not a {} document (a JSON object was expected)", format_name));
@@ -340,6 +337,13 @@ void update_topology(const std::filesystem::path& path,
   io::update_file_locked(path, [&](const std::string& current) {
     topology topo = parse_topology(current, path.string());
     change(topo);
+    if (topo.nodes.empty()) {
+      throw std::invalid_argument(fmt::format(
+          "the change would leave {} without nodes, and a ring needs at least one to place "
+          "keys; add the node that takes over first ('ringbloom ring add {} NAME'), then remove "
+          "the last one",
+          path.string(), path.string()));
+    }
     (void)build_ring(topo);
     return to_json(topo);
   });

@@ -16,6 +16,7 @@
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/format.hpp"
+#include "ringbloom/io/memory.hpp"
 
 namespace ringbloom {
 
@@ -40,6 +41,16 @@ void check_size(std::uint32_t width, std::uint32_t depth) {
         "a Count-Min sketch of {} x {} counters is too large; keep width x depth at most 2^31",
         width, depth));
   }
+}
+
+// Checked before the counters are allocated (a sentence, not std::bad_alloc);
+// small sketches skip reading the operating system's figures, which costs
+// more than allocating them.
+void check_memory(std::uint32_t width, std::uint32_t depth) {
+  const std::uint64_t bytes = std::uint64_t{width} * depth * sizeof(std::uint32_t);
+  if (bytes < (std::uint64_t{1} << 26)) return;
+  io::require_memory(bytes, fmt::format("a Count-Min sketch of {} x {} counters", width, depth),
+                     "give a smaller width or depth (or a larger error)");
 }
 
 void check_probability(std::string_view name, double v) {
@@ -72,7 +83,7 @@ count_min_sketch::count_min_sketch(std::uint32_t width, std::uint32_t depth, boo
       depth_(depth),
       conservative_(conservative),
       seed_(seed),
-      counters_(static_cast<std::size_t>(width) * depth, 0) {}
+      counters_((check_memory(width, depth), static_cast<std::size_t>(width) * depth), 0) {}
 
 std::pair<std::uint32_t, std::uint32_t> count_min_sketch::dimensions_for_error(double eps,
                                                                                double delta) {

@@ -95,38 +95,74 @@ std::string tick_label(double v, bool percent) {
   return fmt::format("{:g}", v);
 }
 
-std::string svg_open(const std::string& id, const std::string& title) {
+// `width`: the whole chart's; wider than chart_width when a bar chart's
+// category labels need the room (bar_chart).
+std::string svg_open(const std::string& id, const std::string& title, double width = chart_width) {
   return fmt::format(
       "<svg class=\"chart\" id=\"{0}\" data-chart=\"{0}\" xmlns=\"http://www.w3.org/2000/svg\" "
       "viewBox=\"0 0 {1} {2}\" width=\"{1}\" height=\"{2}\" role=\"img\" "
       "aria-label=\"{3}\">\n<title>{3}</title>\n",
-      id, chart_width, chart_height, escape(title));
+      id, width, chart_height, escape(title));
 }
 
-std::string legend(const std::vector<std::pair<std::string, std::string>>& entries) {
+// What a legend entry shows: a bar's square, or the line the chart draws
+// (solid, dashed, or a dot for points), so that the key looks like the mark.
+enum class key { bar, line, dashed, points };
+
+struct legend_entry {
+  std::string label;
+  std::string color;
+  key shape = key::bar;
+};
+
+key key_of(mark m) {
+  return m == mark::dashed ? key::dashed : m == mark::points ? key::points : key::line;
+}
+
+std::string legend(const std::vector<legend_entry>& entries, double width = chart_width) {
   std::string out = "<g class=\"legend\">";
   double y = top + 8;
-  for (const auto& [label, color] : entries) {
-    out += fmt::format(
-        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" "
-        "class=\"lg\">{}</text>",
-        num(chart_width - right + 14), num(y - 10), color, num(chart_width - right + 32), num(y),
-        escape(label));
+  const double x = width - right + 14;
+  for (const auto& [label, color, shape] : entries) {
+    out += fmt::format("<g class=\"key\" data-key=\"{}\">", shape == key::bar      ? "bar"
+                                                            : shape == key::line   ? "line"
+                                                            : shape == key::dashed ? "dashed"
+                                                                                   : "points");
+    switch (shape) {
+      case key::bar:
+        out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>",
+                           num(x), num(y - 10), color);
+        break;
+      case key::line:
+      case key::dashed:
+        out += fmt::format(
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
+            num(x - 2), num(y - 4), num(x + 14), num(y - 4), color,
+            shape == key::dashed ? " stroke-dasharray=\"4 3\"" : "");
+        break;
+      case key::points:
+        out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>", num(x + 6),
+                           num(y - 4), color);
+        break;
+    }
+    out += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lg\">{}</text></g>", num(x + 18), num(y),
+                       escape(label));
     y += 20;
   }
   return out + "</g>\n";
 }
 
-std::string axes(const std::string& x_label, const std::string& y_label) {
+std::string axes(const std::string& x_label, const std::string& y_label,
+                 double width = chart_width) {
+  const double plot = width - left - right;
   return fmt::format(
       "<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>"
       "<line class=\"axis\" x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\"/>"
       "<text class=\"al\" x=\"{4}\" y=\"{5}\" text-anchor=\"middle\">{6}</text>"
       "<text class=\"al\" transform=\"translate(14 {7}) rotate(-90)\" "
       "text-anchor=\"middle\">{8}</text>\n",
-      num(left), num(top + plot_height), num(left + plot_width), num(top),
-      num(left + plot_width / 2), num(chart_height - 6), escape(x_label),
-      num(top + plot_height / 2), escape(y_label));
+      num(left), num(top + plot_height), num(left + plot), num(top), num(left + plot / 2),
+      num(chart_height - 6), escape(x_label), num(top + plot_height / 2), escape(y_label));
 }
 
 std::string render(const xy_chart& c) {
@@ -154,9 +190,9 @@ std::string render(const xy_chart& c) {
                        num(sx(x)), num(top + plot_height + 16), tick_label(x, false));
   }
   out += "\n" + axes(c.x_label, c.y_label);
-  std::vector<std::pair<std::string, std::string>> entries;
+  std::vector<legend_entry> entries;
   for (const series& s : c.lines) {
-    entries.emplace_back(s.name, s.color);
+    entries.push_back({s.name, s.color, key_of(s.kind)});
     out += fmt::format("<g class=\"series\" data-series=\"{}\" data-points=\"{}\">", escape(s.name),
                        s.data.size());
     if (s.kind == mark::points) {
@@ -185,25 +221,34 @@ std::string bar_chart(const std::string& id, const std::string& title,
                       const std::string& x_label = "node",
                       const std::string& y_label = "share of the keys") {
   auto sy = [&](double y) { return top + plot_height * (1 - std::min(y, y_max) / y_max); };
-  std::string out = svg_open(id, title);
+  // Each category label gets its width in the 11 px tick font (at most
+  // 6.5 px a character) and a gap: a chart with many or long labels is
+  // drawn wider (the page scales it down to fit, labels and all).
+  std::size_t longest = 0;
+  for (const auto& c : categories) longest = std::max(longest, c.size());
+  const double plot = std::max(plot_width, static_cast<double>(categories.size()) *
+                                               (6.5 * static_cast<double>(longest) + 10));
+  const double width = plot + left + right;
+  std::string out = svg_open(id, title, width);
   for (double y = 0; y <= y_max + 1e-9; y += 0.1) {
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><text class=\"tk\" "
         "x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>",
-        num(left), num(sy(y)), num(left + plot_width), num(left - 6), num(sy(y) + 4),
+        num(left), num(sy(y)), num(left + plot), num(left - 6), num(sy(y) + 4),
         tick_label(y, true));
   }
-  const double group = plot_width / static_cast<double>(categories.size());
+  const double group = plot / static_cast<double>(categories.size());
   const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(1, bars.size()));
   for (std::size_t c = 0; c < categories.size(); ++c) {
-    out += fmt::format("<text class=\"tk\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                       num(left + group * (static_cast<double>(c) + 0.5)),
-                       num(top + plot_height + 16), escape(categories[c]));
+    out += fmt::format(
+        "<text class=\"tk category\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        num(left + group * (static_cast<double>(c) + 0.5)), num(top + plot_height + 16),
+        escape(categories[c]));
   }
-  out += "\n" + axes(x_label, y_label);
-  std::vector<std::pair<std::string, std::string>> entries;
+  out += "\n" + axes(x_label, y_label, width);
+  std::vector<legend_entry> entries;
   for (std::size_t s = 0; s < bars.size(); ++s) {
-    entries.emplace_back(bars[s].name, bars[s].color);
+    entries.push_back({bars[s].name, bars[s].color, key::bar});
     out += fmt::format("<g class=\"series\" data-series=\"{}\" data-points=\"{}\">",
                        escape(bars[s].name), bars[s].data.size());
     for (const auto& [c, y] : bars[s].data) {
@@ -216,9 +261,9 @@ std::string bar_chart(const std::string& id, const std::string& title,
     out += "</g>\n";
   }
   out += fmt::format("<line class=\"ref\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", num(left),
-                     num(sy(reference)), num(left + plot_width));
-  entries.emplace_back(reference_label, "#555");
-  out += legend(entries);
+                     num(sy(reference)), num(left + plot));
+  entries.push_back({reference_label, "#555", key::dashed});  // drawn as .ref: #555, dashed
+  out += legend(entries, width);
   return out + "</svg>\n";
 }
 
@@ -236,7 +281,7 @@ table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabula
 th, td { padding: 3px 10px; border-bottom: 1px solid #e4e4e4; text-align: right; }
 th:first-child, td:first-child { text-align: left; } th { background: #f3f3f3; }
 figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.9em; }
-svg.chart { background: #fff; border: 1px solid #e4e4e4; }
+svg.chart { background: #fff; border: 1px solid #e4e4e4; max-width: 100%; height: auto; }
 svg .axis { stroke: #333; } svg .grid { stroke: #eee; } svg .ref { stroke: #555; stroke-dasharray: 4 3; }
 svg .tk { font-size: 11px; fill: #555; } svg .al { font-size: 12px; fill: #333; } svg .lg { font-size: 12px; fill: #333; }
 code { background: #f3f3f3; padding: 0 3px; }

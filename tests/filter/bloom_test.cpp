@@ -86,6 +86,25 @@ TEST(BloomMath, ClassicSizeIsTheSmallestFilterThatMeetsTheTarget) {
   EXPECT_NEAR(static_cast<double>(s.bits), 9585058.4, 0.001 * 9585058.4);
 }
 
+// Items are told apart by 64-bit hashes: two strangers collide with
+// probability 2^-64, so no rate below that is sized; 2^-64 itself is.
+TEST(BloomMath, RatesBelowWhat64BitHashesReachAreRefused) {
+  EXPECT_EQ(min_fpr, std::ldexp(1.0, -64));
+  try {
+    (void)bloom_math::classic_size_for(1000, 1e-300);
+    FAIL() << "1e-300 was sized";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("a false-positive rate of 1e-300 cannot be reached"));
+    EXPECT_THAT(e.what(), HasSubstr("give a rate of 5.5e-20 or more"));
+  }
+  EXPECT_THROW((void)bloom_math::classic_size_for(1000, min_fpr / 2), std::invalid_argument);
+  const filter_size s = bloom_math::classic_size_for(1000, min_fpr);
+  EXPECT_LE(bloom_math::classic_fpr(1000, static_cast<double>(s.bits), s.hashes),
+            min_fpr * (1 + 1e-9));
+  // The blocked kinds keep their own, higher floor.
+  EXPECT_THROW((void)bloom_math::blocked_size_for(1000, 1e-300), std::invalid_argument);
+}
+
 TEST(BloomMath, SizingRefusesNonsense) {
   EXPECT_THROW((void)bloom_math::classic_size_for(0, 0.01), std::invalid_argument);
   EXPECT_THROW((void)bloom_math::classic_size_for(10, 0.0), std::invalid_argument);

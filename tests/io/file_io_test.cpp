@@ -1,10 +1,12 @@
 // Atomic writes and locked updates of io/file_io.hpp.
 #include "ringbloom/io/file_io.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -143,6 +145,58 @@ TEST(LineReader, RefusalsNameTheInput) {
     EXPECT_EQ(std::string(e.what()).rfind("line 1 of --keys long.txt is longer than 16 MiB", 0), 0u)
         << e.what();
   }
+}
+
+// A 100 MB line that ends in a newline is refused once 16 MiB of it are held,
+// by next() and by next_until() (bloom add's path) alike: the reader's
+// offset in the file shows how much was read before the refusal.
+TEST(LineReader, RefusesAHugeLineEndingInANewlineEarly) {
+  test::temp_dir dir;
+  const std::string path = dir.file("huge.txt");
+  constexpr off_t huge = off_t{100} << 20;
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    // A sparse file: 100 MiB of NUL bytes, no disk used, then the newline.
+    ASSERT_EQ(::pwrite(fd, "\n", 1, huge), 1);
+    ::close(fd);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  for (const bool until : {false, true}) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    line_reader in(fd, "huge.txt");
+    std::string line;
+    try {
+      if (until) {
+        (void)in.next_until(line, deadline);
+      } else {
+        (void)in.next(line);
+      }
+      ADD_FAILURE() << "a 100 MiB line was accepted (next_until: " << until << ")";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("line 1 of huge.txt is longer than 16 MiB", 0), 0u)
+          << e.what();
+    }
+    // At most the limit and one 64 KiB read beyond it.
+    EXPECT_LE(::lseek(fd, 0, SEEK_CUR), static_cast<off_t>(max_line_bytes + (1 << 16)))
+        << "next_until: " << until;
+    ::close(fd);
+  }
+}
+
+// A line of exactly the limit is taken, one byte more is not, also when the
+// newline arrives in the same read as the line's last bytes.
+TEST(LineReader, TheLimitIsExact) {
+  test::temp_dir dir;
+  const std::string path = dir.file("edge.txt");
+  write_file_atomic(
+      path, std::string(max_line_bytes, 'x') + "\n" + std::string(max_line_bytes + 1, 'y') + "\n");
+  line_reader in = line_reader::open(path, "edge.txt");
+  std::string line;
+  ASSERT_TRUE(in.next(line));
+  EXPECT_EQ(line.size(), max_line_bytes);
+  EXPECT_THROW((void)in.next(line), std::invalid_argument);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ringbloom/placement/ring.hpp"
+#include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/topology.hpp"
 #include "support/cli_run.hpp"
 
@@ -220,6 +221,111 @@ TEST(CliRingFile, BadFilesExit3) {
   r = run_cli({"ring", "lookup", "--ring", file, "k"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.err, HasSubstr("has no nodes"));
+}
+
+// A ring needs a node: removing the last one is refused, and the file keeps it.
+TEST(CliRingFile, RemovingTheLastNodeIsRefused) {
+  test::temp_dir dir;
+  const std::string file = dir.file("one.json");
+  ASSERT_EQ(run_cli({"ring", "init", file, "--nodes", "a,b"}).exit_code, 0);
+  ASSERT_EQ(run_cli({"ring", "remove", file, "a"}).exit_code, 0);
+  auto r = run_cli({"ring", "remove", file, "b"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("would leave " + file + " without nodes"));
+  EXPECT_THAT(r.err, HasSubstr("add the node that takes over first"));
+  ASSERT_EQ(load_topology(file).nodes.size(), 1u);
+  EXPECT_EQ(load_topology(file).nodes[0].name, "b");
+  // All at once too: nothing is removed.
+  ASSERT_EQ(run_cli({"ring", "add", file, "c"}).exit_code, 0);
+  r = run_cli({"ring", "remove", file, "b", "c"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(load_topology(file).nodes.size(), 2u);
+}
+
+// `ring diff OLD NEW --keys FILE` (docs/placement.md) on native rings lists
+// the moved keys, as for a system's topologies, and agrees with the library.
+TEST(CliRingFile, DiffWithAKeysFileListsTheMovedKeys) {
+  test::temp_dir dir;
+  const std::string before = dir.file("before.json");
+  const std::string after = dir.file("after.json");
+  ASSERT_EQ(run_cli({"ring", "init", before, "--nodes", "a,b,c"}).exit_code, 0);
+  ASSERT_EQ(run_cli({"ring", "init", after, "--nodes", "a,b,c,d"}).exit_code, 0);
+  const std::string keys = dir.file("keys.txt");
+  std::vector<std::string> names;
+  {
+    std::ofstream out(keys);
+    for (int i = 0; i < 500; ++i) {
+      names.push_back("user:" + std::to_string(i));
+      out << names.back() << '\n';
+    }
+  }
+  const hash_ring old_ring = build_ring(load_topology(before));
+  const hash_ring new_ring = build_ring(load_topology(after));
+  std::size_t moved = 0;
+  for (const auto& k : names) moved += old_ring.node_for(k) != new_ring.node_for(k) ? 1 : 0;
+  ASSERT_GT(moved, 0u);
+
+  auto r = run_cli({"ring", "diff", before, after, "--keys", keys, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  EXPECT_EQ(doc["keys"], 500);
+  EXPECT_EQ(doc["moved"], moved);
+  ASSERT_EQ(doc["moved_keys"].size(), moved);
+  for (const auto& k : doc["moved_keys"]) {
+    const std::string key = k["key"];
+    EXPECT_EQ(k["from"], old_ring.node_for(key));
+    EXPECT_EQ(k["to"], new_ring.node_for(key));
+    EXPECT_EQ(k["to"], "d");  // a join moves keys onto the new node only
+  }
+  r = run_cli({"ring", "diff", before, after, "--keys", keys});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(std::to_string(moved) + " of 500 keys"));
+  // A count still gives the plan of hash ranges.
+  r = run_cli({"ring", "diff", before, after, "--keys", "1000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(lines_of(r.out)[0], HasSubstr("of the hash space changes owner"));
+}
+
+// The --scheme help is the library's list of schemes, every one of them.
+TEST(CliRingLookup, HelpListsEveryScheme) {
+  const auto r = run_cli({"ring", "lookup", "--help"});
+  ASSERT_EQ(r.exit_code, 0);
+  std::string help = r.out;
+  // CLI11 wraps long help: read it as one line of words.
+  for (auto pos = help.find('\n'); pos != std::string::npos; pos = help.find('\n', pos)) {
+    const auto next = help.find_first_not_of(' ', pos + 1);
+    help.replace(pos, next - pos, " ");
+  }
+  for (const std::string_view scheme : schemes::system_scheme_names()) {
+    EXPECT_THAT(help, HasSubstr(std::string(scheme))) << scheme;
+  }
+  EXPECT_THAT(help, HasSubstr("ketama"));
+}
+
+// A topology file that is empty or not JSON is described in our words,
+// never with the JSON parser's text.
+TEST(CliRingFile, BrokenJsonIsDescribedInOurWords) {
+  test::temp_dir dir;
+  const std::string empty = dir.file("empty.txt");
+  std::ofstream(empty).flush();
+  auto r = run_cli({"ring", "lookup", "--ring", empty, "k"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "ringbloom: error: " + empty +
+                       ": the file is empty; give a topology file written by ringbloom\n");
+  const std::string cut = dir.file("cut.json");
+  std::ofstream(cut) << "{\"format\": \"ringbloom-topology\",\n  \"scheme\": ";
+  r = run_cli({"ring", "lookup", "--ring", cut, "k"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err, HasSubstr("not valid JSON: it ends at line 2 before the JSON is complete"));
+  const std::string typo = dir.file("typo.json");
+  std::ofstream(typo) << "{\n  \"scheme\": ring\n}";
+  r = run_cli({"ring", "show", typo});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err, HasSubstr("not valid JSON: it goes wrong at line 2, column 13"));
+  for (const auto& out : {r.err}) {
+    EXPECT_THAT(out, ::testing::Not(HasSubstr("json.exception")));
+    EXPECT_THAT(out, ::testing::Not(HasSubstr("parse error")));
+  }
 }
 
 TEST(CliRing, EveryCommandHasHelpWithAnExample) {

@@ -148,6 +148,14 @@ TEST(TopologyFile, SaveLoadAndUpdate) {
                                }),
                data_error);
   EXPECT_EQ(load_topology(path).nodes.size(), 4u);
+  // A ring needs a node: a change that leaves none is refused, the file kept.
+  try {
+    update_topology(path, [](topology& t) { t.nodes.clear(); });
+    FAIL() << "the last node was removed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("would leave " + path + " without nodes"));
+  }
+  EXPECT_EQ(load_topology(path).nodes.size(), 4u);
   EXPECT_THROW((void)load_topology(dir.file("missing.json")), io_error);
   std::ofstream(dir.file("bad.json")) << "{\"format\":\"ringbloom-topology\",\"version\":9}";
   try {

@@ -3,6 +3,7 @@
 // the numbers come from the library, tested in the other suites).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -100,6 +101,27 @@ TEST(CliTopK, AddListQuery) {
   EXPECT_EQ(q.exit_code, 1);
   EXPECT_EQ(run_cli({"topk", "create", dir.file("z"), "--k", "0"}).exit_code, 2);
   EXPECT_EQ(run_cli({"topk", "create", dir.file("z"), "--k", "3", "--decay", "0"}).exit_code, 2);
+}
+
+// An item that is not UTF-8 is listed by --json with its bad bytes replaced
+// (U+FFFD), as every --json output does, not refused with the JSON library's text.
+TEST(CliTopK, JsonListReplacesBytesThatAreNotUtf8) {
+  test::temp_dir dir;
+  const auto t = dir.file("t.topk");
+  ASSERT_EQ(run_cli({"topk", "create", t, "--k", "3"}).exit_code, 0);
+  ASSERT_EQ(run_cli({"topk", "add", t, "caf\xe9", "caf\xe9", "ok"}).exit_code, 0);
+  auto r = run_cli({"topk", "list", t, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["items"].size(), 2u);
+  EXPECT_EQ(doc["items"][0]["item"], "caf\xef\xbf\xbd");
+  EXPECT_EQ(doc["items"][0]["count"], 2);
+  r = run_cli({"topk", "query", t, "caf\xe9", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["item"], "caf\xef\xbf\xbd");
+  r = run_cli({"topk", "add", t, "caf\xe9", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
 }
 
 TEST(CliCuckoo, AddCheckRemoveAndCorruptFiles) {

@@ -138,8 +138,10 @@ void expect_clean_refusal(const hostile_case& c) {
     EXPECT_NE(r.err.find(replace_dir(name, dir.path())), std::string::npos)
         << "does not name " << name;
   }
-  for (const char* raw : {"std::", "bad_alloc", "filesystem error", "what()", "terminate",
-                          "basic_string", "Could not convert", "not in range"}) {
+  for (const char* raw :
+       {"std::", "bad_alloc", "filesystem error", "what()", "terminate", "basic_string",
+        "Could not convert", "not in range", "json.exception", "At Most", "required but received",
+        "The following argument", "A subcommand"}) {
     EXPECT_EQ(r.err.find(raw), std::string::npos) << "raw library text: " << raw;
   }
   // Bounded: under ASan the limit is not set, so check the peak instead.

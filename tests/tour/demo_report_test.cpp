@@ -66,7 +66,22 @@ const char* const probe = R"(<script>
       series.push({name: g.dataset.series, points: Number(g.dataset.points), shapes: shapes,
                    drawn: drawn, paths: paths, path_width: path_width});
     }
-    charts.push({id: svg.id, width: box.width, height: box.height, series: series});
+    // Category labels under bar charts, left to right, as laid out on screen.
+    const labels = [];
+    for (const t of svg.querySelectorAll('text.category')) {
+      const b = t.getBoundingClientRect();
+      labels.push({text: t.textContent, left: b.left, right: b.right});
+    }
+    // The legend's keys: what each draws (a square, a line, a dashed line).
+    const keys = [];
+    for (const k of svg.querySelectorAll('g.legend g.key')) {
+      const mark = k.firstElementChild;
+      keys.push({label: k.querySelector('text').textContent, key: k.dataset.key,
+                 element: mark.tagName, dashed: (mark.getAttribute('stroke-dasharray') || '') !== ''});
+    }
+    const refs = svg.querySelectorAll('line.ref').length;
+    charts.push({id: svg.id, width: box.width, height: box.height, series: series,
+                 labels: labels, keys: keys, refs: refs});
   }
   const pre = document.createElement('pre');
   pre.id = 'rb-probe';
@@ -104,7 +119,7 @@ TEST(DemoReportPeer, EveryChartRendersInChromium) {
   std::ofstream(probed) << html;
 
   const std::string dom_file = dir.file("dom.html");
-  ASSERT_EQ(run_chromium(dir, "--dump-dom file://" + probed, dom_file), 0)
+  ASSERT_EQ(run_chromium(dir, "--window-size=1280,2400 --dump-dom file://" + probed, dom_file), 0)
       << read_all(dir.file("chromium.err"));
   const std::string dom = read_all(dom_file);
   const std::string open = "<pre id=\"rb-probe\">";
@@ -127,12 +142,43 @@ TEST(DemoReportPeer, EveryChartRendersInChromium) {
       SCOPED_TRACE(s.at("name").get<std::string>());
       const int points = s.at("points");
       EXPECT_GT(points, 0);
-      if (s.at("paths").get<int>() > 0) {
+      if (s.at("paths").get<int>() > 0) {  // a line series: a line in the legend
+        for (const auto& k : chart.at("keys")) {
+          if (k.at("label") == s.at("name")) {
+            EXPECT_EQ(k.at("element"), "line");
+          }
+        }
         EXPECT_GT(s.at("path_width").get<double>(), 10);  // a line across the plot
       } else {
         EXPECT_EQ(s.at("shapes").get<int>(), points);  // one bar or dot per point
         EXPECT_EQ(s.at("drawn").get<int>(), points);
       }
+    }
+  }
+  // At the page width of a 1280 px window no two category labels overlap
+  // (section 9 has eleven strategies), and a dashed reference line (the
+  // minimum) is keyed by a dashed line, not a square.
+  for (const auto& chart : charts) {
+    SCOPED_TRACE(chart.at("id").get<std::string>());
+    const auto& labels = chart.at("labels");
+    for (std::size_t i = 1; i < labels.size(); ++i) {
+      EXPECT_LT(labels[i - 1].at("right").get<double>(), labels[i].at("left").get<double>())
+          << labels[i - 1].at("text") << " overlaps " << labels[i].at("text");
+    }
+    std::size_t dashed_keys = 0;
+    for (const auto& k : chart.at("keys")) {
+      if (k.at("key") == "dashed") {
+        ++dashed_keys;
+        EXPECT_EQ(k.at("element"), "line");
+        EXPECT_TRUE(k.at("dashed").get<bool>());
+      }
+    }
+    if (chart.at("id") == "chart-strategies") {  // section 9: eleven strategies, the minimum
+      EXPECT_EQ(labels.size(), 11u);
+      EXPECT_EQ(dashed_keys, 1u);
+    }
+    if (chart.at("refs").get<int>() > 0 && !chart.at("keys").empty()) {  // a legend keys it
+      EXPECT_GE(dashed_keys, 1u);
     }
   }
   EXPECT_EQ(ids,

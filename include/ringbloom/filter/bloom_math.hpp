@@ -31,6 +31,11 @@ struct filter_size {
 inline constexpr std::uint64_t max_filter_bits = std::uint64_t{1} << 40;  // 128 GiB of bits
 inline constexpr std::uint32_t max_filter_hashes = 128;                   // classic, counting
 inline constexpr std::uint32_t max_blocked_hashes = 16;                   // blocked
+/// The lowest false-positive rate any filter is sized for: 2^-64, about
+/// 5.4e-20. An item's hash decides its positions, and two items whose 64-bit
+/// hashes are equal are answered alike whatever the filter's size, so a rate
+/// below the chance of that collision could be printed but never delivered.
+inline constexpr double min_fpr = 0x1p-64;
 /// The lowest false-positive rate a blocked filter is sized for. Below it the
 /// long-double sum of blocked_fpr is dominated by rounding (absolute error up
 /// to 4e-16 at k = 16, against a 60-digit evaluation: tests/filter/
@@ -65,8 +70,8 @@ struct bloom_math {
   /// The smallest classic filter (m, k) with classic_fpr(n, m, k) <= p: for
   /// each k, m_k = ceil(-k n / ln(1 - p^(1/k))), and the k with the smallest
   /// m_k wins (for p = 1% that is k = 7, about 9.6 bits per item).
-  /// Throws std::invalid_argument unless n >= 1 and 0 < p < 1, and when the
-  /// filter would need more than max_filter_bits.
+  /// Throws std::invalid_argument unless n >= 1 and min_fpr <= p < 1, and
+  /// when the filter would need more than max_filter_bits.
   [[nodiscard]] static filter_size classic_size_for(std::uint64_t n, double p);
 
   /// The largest n with classic_fpr(n, m, k) <= p: -m/k * ln(1 - p^(1/k)),

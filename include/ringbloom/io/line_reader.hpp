@@ -76,13 +76,15 @@ class line_reader {
   status next_until(std::string& line, std::chrono::steady_clock::time_point deadline);
 
  private:
-  bool fill();  // reads more into buffer_; false at end of input
+  bool fill();                 // reads more into buffer_; false at end of input
+  std::size_t find_newline();  // the '\n' ending the line at start_, or npos; refuses long lines
 
   int fd_;
   std::string name_;
   bool owns_fd_ = false;
   std::string buffer_;
   std::size_t start_ = 0;
+  std::size_t scanned_ = 0;  // bytes after start_ known to hold no '\n'
   bool at_end_ = false;
   std::uint64_t lines_ = 0;  // lines returned so far, for messages
 };

@@ -5,9 +5,10 @@
 // Rows files. Each line is one row: the key, a TAB, the value (the rest of
 // the line, which may hold more TABs). A trailing '\r' is dropped (CRLF
 // files), a last line without '\n' counts, and empty lines are refused like
-// any line without a TAB. Files are read in 1 MiB blocks: memory is the
-// tree's plus one block plus the longest line, whatever the file's size and
-// order (sorted or not).
+// any line without a TAB. Files are read with io::line_reader, the one reader
+// of lines, so a line longer than 16 MiB (io::max_line_bytes) is refused as
+// soon as that much of it is read: memory is the tree's plus the longest
+// line, whatever the file's size and order (sorted or not).
 //
 // Duplicate keys. A tree digests every line (a multiset, see
 // merkle_tree.hpp), so a key given twice is digested twice and the tree
@@ -28,7 +29,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -37,6 +37,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ringbloom/io/line_reader.hpp"
 #include "ringbloom/merkle/merkle_tree.hpp"
 
 namespace ringbloom {
@@ -45,10 +46,11 @@ namespace ringbloom {
 using row_callback =
     std::function<void(std::string_view key, std::string_view value, std::uint64_t line)>;
 
-/// Streams the rows of an open file (standard input, say) to `fn`. `name`
-/// names the file in errors. Throws data_error ("<name> line N has no TAB;
-/// write each row as key<TAB>value") and io_error.
-void scan_rows(std::FILE* file, std::string_view name, const row_callback& fn);
+/// Streams the rows `in` reads (standard input, say) to `fn`. `name` names
+/// the input in errors. Throws data_error ("<name> line N has no TAB; write
+/// each row as key<TAB>value", and for a line longer than 16 MiB) and
+/// io_error.
+void scan_rows(io::line_reader& in, std::string_view name, const row_callback& fn);
 
 /// Streams the rows of the file at `path`. Throws io_error if it cannot be
 /// opened or read, data_error as scan_rows.

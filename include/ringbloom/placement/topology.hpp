@@ -126,7 +126,9 @@ void save_topology(const std::filesystem::path& path, const topology& topo);
 
 /// Under an exclusive lock of the existing file `path`, loads it, applies
 /// `change` and saves the result, so that concurrent updaters never lose each
-/// other's changes. If `change` throws, the file is untouched.
+/// other's changes. If `change` throws, the file is untouched. A change
+/// that leaves no node is refused (std::invalid_argument): a ring needs a
+/// node to place keys, and every later command would refuse the file.
 void update_topology(const std::filesystem::path& path,
                      const std::function<void(topology&)>& change);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/json_words.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
 #include "ringbloom/placement/schemes/redis_cluster.hpp"
@@ -308,10 +309,8 @@ std::vector<slots_entry> entries_from_json(std::string_view text, std::string_vi
   try {
     doc = json::parse(text);
   } catch (const json::exception& e) {
-    throw data_error(
-        fmt::format("{}: not valid JSON ({}); save 'redis-cli --json cluster slots' "
-                    "unchanged",
-                    source, e.what()));
+    throw data_error(fmt::format("{}: {}; save 'redis-cli --json cluster slots' unchanged", source,
+                                 ringbloom::detail::json_error_words(text, e)));
   }
   const auto fail = [&](std::size_t i, std::string_view what) {
     throw data_error(fmt::format(

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "placement/json_words.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "ringbloom/placement/schemes/cassandra.hpp"
@@ -287,8 +288,8 @@ std::string topology_scheme(std::string_view text, std::string_view source) {
   try {
     doc = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
-    refuse(source,
-           fmt::format("not valid JSON ({}); give a topology file written by ringbloom", e.what()));
+    refuse(source, fmt::format("{}; give a topology file written by ringbloom",
+                               ringbloom::detail::json_error_words(text, e)));
   }
   if (!doc.is_object()) refuse(source, "the topology is not a JSON object");
   return string_member(doc, "scheme", "the topology", source);
@@ -299,8 +300,8 @@ std::unique_ptr<placement> parse_scheme_topology(std::string_view text, std::str
   try {
     doc = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
-    refuse(source,
-           fmt::format("not valid JSON ({}); give a topology file written by ringbloom", e.what()));
+    refuse(source, fmt::format("{}; give a topology file written by ringbloom",
+                               ringbloom::detail::json_error_words(text, e)));
   }
   if (!doc.is_object()) refuse(source, "the topology is not a JSON object");
   if (string_member(doc, "format", "the topology", source) != "ringbloom-topology") {

@@ -176,6 +176,11 @@ enum class redis_cluster_output {
 /// kilobytes): 16 MiB.
 inline constexpr std::uint64_t max_config_bytes = std::uint64_t{16} << 20;
 
+/// The largest replication factor a front end accepts (`--rf`, `--dc-rf`,
+/// Python's rf= and dc_rf=): far above any real keyspace's, low enough that
+/// a replica list stays small.
+inline constexpr std::uint32_t max_replication_factor = 100'000;
+
 /// Cassandra's replication from data-centre factors, as the keyspace's
 /// NetworkTopologyStrategy gives them. A factor may be 0 (no replica in that
 /// data centre), but not every one: a keyspace without any replica places
