@@ -400,7 +400,7 @@ std::uint64_t cuckoo_filter::sub_filter_buckets(std::uint64_t capacity, const op
 }
 
 std::uint64_t cuckoo_filter::sub_filter_bytes(std::uint64_t buckets, const options& opts) noexcept {
-  return bytes_for(buckets, opts) - slack_bytes;
+  return bytes_for(buckets, opts) - slack_bytes(opts);
 }
 
 std::uint64_t cuckoo_filter::planned_memory_bytes(std::uint64_t capacity, const options& opts) {

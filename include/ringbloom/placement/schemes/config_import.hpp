@@ -190,9 +190,6 @@ inline constexpr std::uint32_t max_replication_factor = 100'000;
 [[nodiscard]] cassandra_replication replication_from_factors(
     std::map<std::string, std::uint32_t> per_datacenter, std::string_view what);
 
-/// The largest replication factor parse_datacenter_factors takes.
-inline constexpr std::uint32_t max_replication_factor = 100'000;
-
 /// NetworkTopologyStrategy factors written as text, "DC=N,..." (`ring
 /// import cassandra --dc-rf dc1=3,dc2=2`): each data centre once, each N from
 /// 0 (no replica there) to max_replication_factor, not every one 0
