@@ -64,9 +64,6 @@ namespace fs = std::filesystem;
 // Ordered, so that output reads in a sensible order ("key" before "present").
 using json = nlohmann::ordered_json;
 
-/// Items durable before `add` shows a progress line on a terminal.
-constexpr std::uint64_t progress_threshold = 65536;
-
 /// Lines of standard input `check` answers at a time when stdin is not a
 /// terminal: enough for the batch lookup to overlap its memory misses, few
 /// enough that answers follow the input closely. On a terminal each line is
@@ -396,58 +393,8 @@ struct add_options {
 void run_add_windowed(const add_options& o);
 
 io::checkpoint_policy add_policy(const add_options& o) {
-  if (!(o.checkpoint_seconds > 0) || o.checkpoint_seconds > 86400) {
-    throw usage_error(
-        fmt::format("--checkpoint-seconds must be above 0 and at most 86400, but is {}; give for "
-                    "example 1 (an item is durable within about that long)",
-                    o.checkpoint_seconds));
-  }
-  if (o.checkpoint_items == 0) {
-    throw usage_error("--checkpoint-items must be at least 1; give for example 4194304");
-  }
-  io::checkpoint_policy policy;
-  policy.interval = std::max(std::chrono::milliseconds{1},
-                             std::chrono::milliseconds{std::llround(o.checkpoint_seconds * 1000)});
-  policy.max_items = o.checkpoint_items;
-  return policy;
-}
-
-/// Streams standard input into `stream` (a filter file's or a windowed
-/// filter file's): each line goes to `add_line`, and the lines wait in a
-/// private delta folded into the file under its lock at each checkpoint
-/// (every --checkpoint-seconds after the oldest waiting line, or every
-/// --checkpoint-items lines), also while the producer pauses. Between
-/// checkpoints nothing is locked. On a terminal, a progress line per
-/// checkpoint once the input is large.
-template <class Stream, class AddLine>
-void stream_stdin(Stream& stream, AddLine&& add_line) {
-  const bool progress = stderr_is_terminal();
-  bool progress_shown = false;
-  const auto checkpoint = [&] {
-    stream.checkpoint();
-    if (progress && stream.stats().durable_items >= progress_threshold) {
-      fmt::print(stderr, "\r{} items added", stream.stats().durable_items);
-      std::fflush(stderr);
-      progress_shown = true;
-    }
-  };
-  line_reader in;
-  std::string line;
-  constexpr auto never = std::chrono::steady_clock::time_point::max();
-  auto deadline = never;  // stream.deadline(), updated when it changes
-  for (;;) {
-    const line_reader::status status = in.next_until(line, deadline);
-    if (status == line_reader::status::end) break;
-    if (status == line_reader::status::line) {
-      add_line(line);
-      if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
-      if (!stream.full()) continue;
-    }
-    checkpoint();
-    deadline = never;
-  }
-  checkpoint();
-  if (progress_shown) fmt::print(stderr, "\n");
+  return checkpoint_policy_of(o.checkpoint_seconds, o.checkpoint_items,
+                              " (an item is durable within about that long)");
 }
 
 void run_add(const add_options& o) {
@@ -466,7 +413,7 @@ void run_add(const add_options& o) {
     for (const auto& item : o.items) stream.add(item);
     stream.checkpoint();  // one locked update: all the arguments or none
   } else {
-    stream_stdin(stream, [&](const std::string& line) { stream.add(line); });
+    stream_stdin(stream, "items", [&](const std::string& line) { stream.add(line); });
     if (stream.stats().durable_items == 0) {
       // Still prove the file is a valid filter (and report its count).
       items_now = open_filter_mapped(o.file).items_added();
@@ -1000,7 +947,7 @@ void run_add_windowed(const add_options& o) {
     for (const auto& item : o.items) stream.add(item, at);
     stream.checkpoint();  // one locked update: all the arguments or none
   } else {
-    stream_stdin(stream, [&](const std::string& line) { stream.add(line, now()); });
+    stream_stdin(stream, "items", [&](const std::string& line) { stream.add(line, now()); });
   }
   const std::uint64_t added = stream.stats().durable_items;
   if (o.json) {
