@@ -76,9 +76,6 @@ constexpr std::uint64_t remove_stdin_limit = std::uint64_t{64} << 20;
 
 // --- formatting helpers -----------------------------------------------------
 
-/// "512 B", "1.5 KiB", "128.0 GiB" (the library's io::format_bytes).
-std::string human_bytes(std::uint64_t bytes) { return io::format_bytes(bytes); }
-
 /// What m counts for the kind ("bits", or "counters" for counting filters).
 std::string_view cell_name(filter_kind kind) { return filter_kind_of(kind).cells; }
 
@@ -240,7 +237,7 @@ void run_create_fuse(const create_options& o, filter_kind kind) {
       "created {}: {} filter of {} distinct keys ({} lines read), {:.2f} bits per key, expected "
       "false-positive rate {:.4g}%, hash xxh3 (seed {}), file {}\n",
       o.file, filter_kind_name(stats.kind), stats.items_added, hashes.size(), bits_per_key,
-      100 * stats.expected_fpr, stats.seed, human_bytes(file_size));
+      100 * stats.expected_fpr, stats.seed, io::format_bytes(file_size));
 }
 
 void run_create(const create_options& o) {
@@ -316,7 +313,7 @@ void run_create(const create_options& o) {
   }
   fmt::print("created {}: {} filter, m = {} {}, k = {}, hash {} (seed {}), memory {}\n", o.file,
              filter_kind_name(stats.kind), stats.bits, cell_name(stats.kind), stats.hashes,
-             hash_name(stats.hash), stats.seed, human_bytes(stats.memory_bytes));
+             hash_name(stats.hash), stats.seed, io::format_bytes(stats.memory_bytes));
 }
 
 /// The --kind help, from the kind table: "blocked (default), blocked64 (...),
@@ -688,8 +685,8 @@ void run_info(const info_options& o) {
                              ? fmt::format("{:.0f} distinct", s.estimated_items)
                              : std::string("unknown: every bit is set"));
   detail_rows(false);
-  row("memory", human_bytes(s.memory_bytes));
-  row("size on disk", fmt::format("{} bytes ({})", disk, human_bytes(disk)));
+  row("memory", io::format_bytes(s.memory_bytes));
+  row("size on disk", fmt::format("{} bytes ({})", disk, io::format_bytes(disk)));
   row("layers", std::to_string(s.layers));
   detail_rows(true);
 }
@@ -935,7 +932,7 @@ void run_create_windowed(const create_options& o) {
       "created {}: windowed filter, window {}, {} items per window at rate {:g}, k = {}, "
       "memory {}\n",
       o.file, describe_window(f), f.capacity(), f.target_fpr(), f.hashes(),
-      human_bytes(f.memory_bytes()));
+      io::format_bytes(f.memory_bytes()));
 }
 
 void run_add_windowed(const add_options& o) {
@@ -996,7 +993,7 @@ void run_info_windowed(const info_options& o) {
   }
   fmt::print("{:<16}{}\n", "file", o.file);
   for (const auto& r : d.rows) fmt::print("{:<16}{}\n", r.label, r.text);
-  fmt::print("{:<16}{}, {} bytes on disk\n", "memory", human_bytes(f.memory_bytes()), disk);
+  fmt::print("{:<16}{}, {} bytes on disk\n", "memory", io::format_bytes(f.memory_bytes()), disk);
 }
 
 // --- dedup ----------------------------------------------------------------------
