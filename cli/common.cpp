@@ -136,15 +136,32 @@ bool parse_plain(std::string_view text, double& out) {
 // --- memory -------------------------------------------------------------------------
 
 void require_memory(std::uint64_t bytes, std::string_view what, std::string_view advice) {
-  const io::memory_budget budget = io::available_memory();
-  if (bytes <= budget.bytes) return;
-  throw usage_error(fmt::format("{} needs {} of memory, more than the {} {}; {}", what,
-                                io::format_bytes(bytes), io::format_bytes(budget.bytes),
-                                budget.source, advice));
+  try {
+    io::require_memory(bytes, what, advice);
+  } catch (const io::memory_error& e) {
+    throw usage_error(e.what());  // the size came from the arguments (exit 2)
+  }
 }
 
 void set_example(CLI::App& command, std::string_view example) {
   command.footer("Example:\n  " + std::string(example));
+}
+
+io::checkpoint_policy checkpoint_policy_of(double seconds, std::uint64_t items,
+                                           std::string_view note) {
+  if (!(seconds > 0) || seconds > 86400) {
+    throw usage_error(fmt::format(
+        "--checkpoint-seconds must be above 0 and at most 86400, but is {}; give for example 1{}",
+        seconds, note));
+  }
+  if (items == 0) {
+    throw usage_error("--checkpoint-items must be at least 1; give for example 4194304");
+  }
+  io::checkpoint_policy policy;
+  policy.interval = std::max(std::chrono::milliseconds{1},
+                             std::chrono::milliseconds{std::llround(seconds * 1000)});
+  policy.max_items = items;
+  return policy;
 }
 
 std::pair<CLI::App*, std::shared_ptr<file_items>> add_file_command(CLI::App& family,

@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/io/checkpoint.hpp"
 #include "ringbloom/io/line_reader.hpp"
 
 namespace ringbloom::cli {
@@ -93,6 +95,12 @@ std::uint64_t in_batches(const std::vector<std::string>& args,
                          const std::function<void(const std::vector<std::string>&)>& apply,
                          std::size_t batch = 65536);
 
+/// --checkpoint-seconds and --checkpoint-items as a checkpoint policy, or a
+/// usage error "--checkpoint-seconds must be above 0 and at most 86400, but
+/// is 0; give for example 1<note>".
+[[nodiscard]] io::checkpoint_policy checkpoint_policy_of(double seconds, std::uint64_t items,
+                                                         std::string_view note = {});
+
 /// Whether stdout / stderr is a terminal.
 [[nodiscard]] bool stdout_is_terminal();
 [[nodiscard]] bool stderr_is_terminal();
@@ -111,6 +119,45 @@ void print_json(const nlohmann::ordered_json& doc);
 /// commands that print a document per line).
 [[nodiscard]] std::string json_line(const nlohmann::json& doc);
 [[nodiscard]] std::string json_line(const nlohmann::ordered_json& doc);
+
+/// Streams standard input into a checkpointed `stream` (io/checkpoint.hpp:
+/// a filter file's, a windowed filter's, a quantile sketch's): each line
+/// goes to `add_line`, and the lines wait in a private delta folded into the
+/// file under its lock at each checkpoint (every --checkpoint-seconds after
+/// the oldest waiting line, or every --checkpoint-items lines), also while
+/// the producer pauses. Between checkpoints nothing is locked. On a
+/// terminal, a progress line per checkpoint ("N items added") once 65,536
+/// are durable.
+template <class Stream, class AddLine>
+void stream_stdin(Stream& stream, std::string_view noun, AddLine&& add_line) {
+  const bool progress = stderr_is_terminal();
+  bool progress_shown = false;
+  const auto checkpoint = [&] {
+    stream.checkpoint();
+    if (progress && stream.stats().durable_items >= 65536) {
+      fmt::print(stderr, "\r{} {} added", stream.stats().durable_items, noun);
+      std::fflush(stderr);
+      progress_shown = true;
+    }
+  };
+  line_reader in;
+  std::string line;
+  constexpr auto never = std::chrono::steady_clock::time_point::max();
+  auto deadline = never;  // stream.deadline(), updated when it changes
+  for (;;) {
+    const line_reader::status status = in.next_until(line, deadline);
+    if (status == line_reader::status::end) break;
+    if (status == line_reader::status::line) {
+      add_line(line);
+      if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
+      if (!stream.full()) continue;
+    }
+    checkpoint();
+    deadline = never;
+  }
+  checkpoint();
+  if (progress_shown) fmt::print(stderr, "\n");
+}
 
 // --- errors -------------------------------------------------------------------------
 

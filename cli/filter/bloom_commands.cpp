@@ -64,9 +64,6 @@ namespace fs = std::filesystem;
 // Ordered, so that output reads in a sensible order ("key" before "present").
 using json = nlohmann::ordered_json;
 
-/// Items durable before `add` shows a progress line on a terminal.
-constexpr std::uint64_t progress_threshold = 65536;
-
 /// Lines of standard input `check` answers at a time when stdin is not a
 /// terminal: enough for the batch lookup to overlap its memory misses, few
 /// enough that answers follow the input closely. On a terminal each line is
@@ -78,9 +75,6 @@ constexpr std::size_t check_batch_size = 1024;
 constexpr std::uint64_t remove_stdin_limit = std::uint64_t{64} << 20;
 
 // --- formatting helpers -----------------------------------------------------
-
-/// "512 B", "1.5 KiB", "128.0 GiB" (the library's io::format_bytes).
-std::string human_bytes(std::uint64_t bytes) { return io::format_bytes(bytes); }
 
 /// What m counts for the kind ("bits", or "counters" for counting filters).
 std::string_view cell_name(filter_kind kind) { return filter_kind_of(kind).cells; }
@@ -243,7 +237,7 @@ void run_create_fuse(const create_options& o, filter_kind kind) {
       "created {}: {} filter of {} distinct keys ({} lines read), {:.2f} bits per key, expected "
       "false-positive rate {:.4g}%, hash xxh3 (seed {}), file {}\n",
       o.file, filter_kind_name(stats.kind), stats.items_added, hashes.size(), bits_per_key,
-      100 * stats.expected_fpr, stats.seed, human_bytes(file_size));
+      100 * stats.expected_fpr, stats.seed, io::format_bytes(file_size));
 }
 
 void run_create(const create_options& o) {
@@ -319,7 +313,7 @@ void run_create(const create_options& o) {
   }
   fmt::print("created {}: {} filter, m = {} {}, k = {}, hash {} (seed {}), memory {}\n", o.file,
              filter_kind_name(stats.kind), stats.bits, cell_name(stats.kind), stats.hashes,
-             hash_name(stats.hash), stats.seed, human_bytes(stats.memory_bytes));
+             hash_name(stats.hash), stats.seed, io::format_bytes(stats.memory_bytes));
 }
 
 /// The --kind help, from the kind table: "blocked (default), blocked64 (...),
@@ -396,58 +390,8 @@ struct add_options {
 void run_add_windowed(const add_options& o);
 
 io::checkpoint_policy add_policy(const add_options& o) {
-  if (!(o.checkpoint_seconds > 0) || o.checkpoint_seconds > 86400) {
-    throw usage_error(
-        fmt::format("--checkpoint-seconds must be above 0 and at most 86400, but is {}; give for "
-                    "example 1 (an item is durable within about that long)",
-                    o.checkpoint_seconds));
-  }
-  if (o.checkpoint_items == 0) {
-    throw usage_error("--checkpoint-items must be at least 1; give for example 4194304");
-  }
-  io::checkpoint_policy policy;
-  policy.interval = std::max(std::chrono::milliseconds{1},
-                             std::chrono::milliseconds{std::llround(o.checkpoint_seconds * 1000)});
-  policy.max_items = o.checkpoint_items;
-  return policy;
-}
-
-/// Streams standard input into `stream` (a filter file's or a windowed
-/// filter file's): each line goes to `add_line`, and the lines wait in a
-/// private delta folded into the file under its lock at each checkpoint
-/// (every --checkpoint-seconds after the oldest waiting line, or every
-/// --checkpoint-items lines), also while the producer pauses. Between
-/// checkpoints nothing is locked. On a terminal, a progress line per
-/// checkpoint once the input is large.
-template <class Stream, class AddLine>
-void stream_stdin(Stream& stream, AddLine&& add_line) {
-  const bool progress = stderr_is_terminal();
-  bool progress_shown = false;
-  const auto checkpoint = [&] {
-    stream.checkpoint();
-    if (progress && stream.stats().durable_items >= progress_threshold) {
-      fmt::print(stderr, "\r{} items added", stream.stats().durable_items);
-      std::fflush(stderr);
-      progress_shown = true;
-    }
-  };
-  line_reader in;
-  std::string line;
-  constexpr auto never = std::chrono::steady_clock::time_point::max();
-  auto deadline = never;  // stream.deadline(), updated when it changes
-  for (;;) {
-    const line_reader::status status = in.next_until(line, deadline);
-    if (status == line_reader::status::end) break;
-    if (status == line_reader::status::line) {
-      add_line(line);
-      if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
-      if (!stream.full()) continue;
-    }
-    checkpoint();
-    deadline = never;
-  }
-  checkpoint();
-  if (progress_shown) fmt::print(stderr, "\n");
+  return checkpoint_policy_of(o.checkpoint_seconds, o.checkpoint_items,
+                              " (an item is durable within about that long)");
 }
 
 void run_add(const add_options& o) {
@@ -467,7 +411,7 @@ void run_add(const add_options& o) {
     for (const auto& item : o.items) stream.add(item);
     stream.checkpoint();  // one locked update: all the arguments or none
   } else {
-    stream_stdin(stream, [&](const std::string& line) { stream.add(line); });
+    stream_stdin(stream, "items", [&](const std::string& line) { stream.add(line); });
     if (stream.stats().durable_items == 0) {
       // Still prove the file is a valid filter (and report its count).
       items_now = open_filter_mapped(o.file).items_added();
@@ -742,8 +686,8 @@ void run_info(const info_options& o) {
                              ? fmt::format("{:.0f} distinct", s.estimated_items)
                              : std::string("unknown: every bit is set"));
   detail_rows(false);
-  row("memory", human_bytes(s.memory_bytes));
-  row("size on disk", fmt::format("{} bytes ({})", disk, human_bytes(disk)));
+  row("memory", io::format_bytes(s.memory_bytes));
+  row("size on disk", fmt::format("{} bytes ({})", disk, io::format_bytes(disk)));
   row("layers", std::to_string(s.layers));
   detail_rows(true);
 }
@@ -989,7 +933,7 @@ void run_create_windowed(const create_options& o) {
       "created {}: windowed filter, window {}, {} items per window at rate {:g}, k = {}, "
       "memory {}\n",
       o.file, describe_window(f), f.capacity(), f.target_fpr(), f.hashes(),
-      human_bytes(f.memory_bytes()));
+      io::format_bytes(f.memory_bytes()));
 }
 
 void run_add_windowed(const add_options& o) {
@@ -1001,7 +945,7 @@ void run_add_windowed(const add_options& o) {
     for (const auto& item : o.items) stream.add(item, at);
     stream.checkpoint();  // one locked update: all the arguments or none
   } else {
-    stream_stdin(stream, [&](const std::string& line) { stream.add(line, now()); });
+    stream_stdin(stream, "items", [&](const std::string& line) { stream.add(line, now()); });
   }
   const std::uint64_t added = stream.stats().durable_items;
   if (o.json) {
@@ -1050,7 +994,7 @@ void run_info_windowed(const info_options& o) {
   }
   fmt::print("{:<16}{}\n", "file", o.file);
   for (const auto& r : d.rows) fmt::print("{:<16}{}\n", r.label, r.text);
-  fmt::print("{:<16}{}, {} bytes on disk\n", "memory", human_bytes(f.memory_bytes()), disk);
+  fmt::print("{:<16}{}, {} bytes on disk\n", "memory", io::format_bytes(f.memory_bytes()), disk);
 }
 
 // --- dedup ----------------------------------------------------------------------

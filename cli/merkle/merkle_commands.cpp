@@ -269,12 +269,7 @@ void add_diff(CLI::App& merkle, context& ctx) {
 
 // --- info -------------------------------------------------------------------------
 
-struct info_options {
-  std::string file;
-  bool json = false;
-};
-
-void run_info(const info_options& o) {
+void run_info(const file_items& o) {
   const merkle_tree tree = load_tree(o.file);
   std::uint64_t min_rows = ~std::uint64_t{0};
   std::uint64_t max_rows = 0;
@@ -320,12 +315,10 @@ void run_info(const info_options& o) {
 }
 
 void add_info(CLI::App& merkle) {
-  auto o = std::make_shared<info_options>();
-  auto* cmd = merkle.add_subcommand("info", "Show what a tree file holds");
-  cmd->add_option("file", o->file, "The tree file")->required();
-  cmd->add_flag("--json", o->json, "Print as JSON");
-  set_example(*cmd, "ringbloom merkle info a.rbm --json");
-  cmd->callback([o] { with_advice(tree_advice, [&] { run_info(*o); }); });
+  auto [cmd, o] = add_file_command(merkle, "info", "Show what a tree file holds",
+                                   {.file = "The tree file", .items = "", .json = "Print as JSON"},
+                                   "ringbloom merkle info a.rbm --json");
+  cmd->callback([o = o] { with_advice(tree_advice, [&] { run_info(*o); }); });
 }
 
 }  // namespace

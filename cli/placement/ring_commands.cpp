@@ -585,18 +585,12 @@ void add_remove(CLI::App& ring) {
   cmd->callback([o] { run_remove(*o); });
 }
 
-struct show_options {
-  std::string file;
-  bool json = false;
-};
-
 void add_show(CLI::App& ring) {
-  auto o = std::make_shared<show_options>();
-  auto* cmd = ring.add_subcommand("show", "Show a topology file's nodes, points and ownership");
-  cmd->add_option("file", o->file, "The topology file")->required();
-  cmd->add_flag("--json", o->json, "Print as JSON");
-  set_example(*cmd, "ringbloom ring show cluster.json");
-  cmd->callback([o] {
+  auto [cmd, o] =
+      add_file_command(ring, "show", "Show a topology file's nodes, points and ownership",
+                       {.file = "The topology file", .items = "", .json = "Print as JSON"},
+                       "ringbloom ring show cluster.json");
+  cmd->callback([o = o] {
     const hash_ring shown = build_ring(load_topology(o->file));
     if (o->json) {
       print_json(topology_summary(o->file, shown));

@@ -157,18 +157,8 @@ void fold(std::string& file, std::span<const std::string_view> items) {
 }
 
 void run_add(const add_options& o) {
-  io::checkpoint_policy policy;
-  if (!(o.checkpoint_seconds > 0) || o.checkpoint_seconds > 86400) {
-    throw usage_error(fmt::format(
-        "--checkpoint-seconds must be above 0 and at most 86400, but is {}; give for example 1",
-        o.checkpoint_seconds));
-  }
-  if (o.checkpoint_items == 0) {
-    throw usage_error("--checkpoint-items must be at least 1; give for example 4194304");
-  }
-  policy.interval = std::max(std::chrono::milliseconds{1},
-                             std::chrono::milliseconds{std::llround(o.checkpoint_seconds * 1000)});
-  policy.max_items = o.checkpoint_items;
+  const io::checkpoint_policy policy =
+      checkpoint_policy_of(o.checkpoint_seconds, o.checkpoint_items);
   // The file is checked before any input is read (a missing or foreign file
   // is refused at once, not at the first checkpoint).
   (void)load_quantile(o.file);
@@ -181,32 +171,18 @@ void run_add(const add_options& o) {
     for (const double& x : xs) stream.add(as_item(x));
     stream.checkpoint();  // one locked update: all the arguments or none
   } else {
-    line_reader in;
-    std::string line;
     std::uint64_t line_number = 0;
-    constexpr auto never = std::chrono::steady_clock::time_point::max();
-    auto deadline = never;
-    for (;;) {
-      const line_reader::status status = in.next_until(line, deadline);
-      if (status == line_reader::status::end) break;
-      if (status == line_reader::status::line) {
-        ++line_number;
-        double x = 0;
-        try {
-          x = parse_value(line, fmt::format("line {}", line_number));
-        } catch (const usage_error& e) {
-          stream.checkpoint();  // the lines before it are added
-          throw usage_error(fmt::format("{} (the {} values before it were added)", e.what(),
-                                        stream.stats().durable_items));
-        }
-        stream.add(as_item(x));
-        if (stream.pending_items() == 1) deadline = stream.deadline().value_or(never);
-        if (!stream.full()) continue;
+    stream_stdin(stream, "values", [&](const std::string& line) {
+      double x = 0;
+      try {
+        x = parse_value(line, fmt::format("line {}", ++line_number));
+      } catch (const usage_error& e) {
+        stream.checkpoint();  // the lines before it are added
+        throw usage_error(fmt::format("{} (the {} values before it were added)", e.what(),
+                                      stream.stats().durable_items));
       }
-      stream.checkpoint();
-      deadline = never;
-    }
-    stream.checkpoint();
+      stream.add(as_item(x));
+    });
   }
   const std::uint64_t added = stream.stats().durable_items;
   const any_quantile q = load_quantile(o.file);

@@ -375,7 +375,7 @@ json cms_json(const std::string& file, const Cms& c) {
 /// its serialized copy); `what` names the options that asked for it.
 void require_cms_size(std::uint32_t width, std::uint32_t depth, const std::string& what) {
   const std::uint64_t counters = std::uint64_t{width} * depth;
-  if (counters > (std::uint64_t{1} << 31)) {
+  if (counters > count_min_sketch::max_counters) {
     throw usage_error(
         fmt::format("{} asks for {} counters, more than the 2^31 a Count-Min sketch "
                     "may have; lower --width or --depth (or raise --error)",
@@ -564,15 +564,12 @@ json topk_json(const std::string& file, const top_k& t) {
       {"decay", t.decay()}, {"seed", t.seed()}, {"listed", t.list().size()}};
 }
 
-/// The library's limit on width x depth for a Top-K.
-constexpr std::uint32_t max_topk_buckets = std::uint32_t{1} << 28;
-
 /// Refuses, before allocating, a Top-K larger than the library allows or
 /// than this machine can hold (buckets and heap, and the serialized copy).
 void require_topk_size(std::uint32_t k, std::uint32_t width, std::uint32_t depth) {
   const std::uint64_t buckets = std::uint64_t{width} * depth;
   const std::string what = fmt::format("--width {} --depth {}", width, depth);
-  if (buckets > max_topk_buckets) {
+  if (buckets > top_k::max_buckets) {
     throw usage_error(fmt::format(
         "{} asks for {} buckets, more than the 2^28 a Top-K may have; lower --width or --depth",
         what, buckets));
@@ -614,7 +611,8 @@ void add_topk(CLI::App& app, context& ctx) {
     add_number_option(*cmd, "--k", o->k, between<std::uint32_t>(1, top_k::max_k),
                       "How many leaders to keep")
         ->required();
-    add_number_option(*cmd, "--width", o->width, between<std::uint32_t>(1, max_topk_buckets),
+    add_number_option(*cmd, "--width", o->width,
+                      between<std::uint32_t>(1, static_cast<std::uint32_t>(top_k::max_buckets)),
                       "Buckets per row (default 8, as TOPK.RESERVE)");
     add_number_option(*cmd, "--depth", o->depth, between<std::uint32_t>(1, top_k::max_depth),
                       "Rows (default 7)");

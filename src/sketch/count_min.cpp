@@ -23,7 +23,6 @@ namespace ringbloom {
 namespace {
 
 constexpr std::uint32_t counter_max = std::numeric_limits<std::uint32_t>::max();
-constexpr std::uint64_t max_counters = std::uint64_t{1} << 31;
 
 void check_size(std::uint32_t width, std::uint32_t depth) {
   if (width < 1 || width > count_min_sketch::max_width) {
@@ -36,7 +35,7 @@ void check_size(std::uint32_t width, std::uint32_t depth) {
         fmt::format("Count-Min depth {} is out of range; give a depth from 1 to {}", depth,
                     count_min_sketch::max_depth));
   }
-  if (std::uint64_t{width} * depth > max_counters) {
+  if (std::uint64_t{width} * depth > count_min_sketch::max_counters) {
     throw std::invalid_argument(fmt::format(
         "a Count-Min sketch of {} x {} counters is too large; keep width x depth at most 2^31",
         width, depth));

@@ -23,7 +23,6 @@ namespace ringbloom {
 namespace {
 
 constexpr std::size_t decay_table_size = 256;
-constexpr std::uint64_t max_buckets = std::uint64_t{1} << 28;
 
 void check_args(std::uint32_t k, std::uint32_t width, std::uint32_t depth, double decay) {
   if (k < 1 || k > top_k::max_k) {
@@ -31,7 +30,7 @@ void check_args(std::uint32_t k, std::uint32_t width, std::uint32_t depth, doubl
         fmt::format("Top-K k = {} is out of range; give k from 1 to {}", k, top_k::max_k));
   }
   if (width < 1 || depth < 1 || depth > top_k::max_depth ||
-      std::uint64_t{width} * depth > max_buckets) {
+      std::uint64_t{width} * depth > top_k::max_buckets) {
     throw std::invalid_argument(fmt::format(
         "Top-K width {} and depth {} are out of range; give width >= 1 and depth 1 to {} with "
         "width x depth at most 2^28",

@@ -53,6 +53,8 @@ class count_min_sketch {
  public:
   static constexpr std::uint32_t max_width = std::uint32_t{1} << 30;
   static constexpr std::uint32_t max_depth = 64;
+  /// The most counters (width x depth) a sketch may have.
+  static constexpr std::uint64_t max_counters = std::uint64_t{1} << 31;
 
   /// A sketch of depth rows of width counters. Throws std::invalid_argument
   /// naming the range unless 1 <= width <= 2^30, 1 <= depth <= 64 and width

@@ -50,6 +50,8 @@ class top_k {
   static constexpr double default_decay = 0.9;
   static constexpr std::uint32_t max_k = 100'000;
   static constexpr std::uint32_t max_depth = 64;
+  /// The most buckets (width x depth) a Top-K may have.
+  static constexpr std::uint64_t max_buckets = std::uint64_t{1} << 28;
 
   struct bucket {
     std::uint32_t fingerprint = 0;
