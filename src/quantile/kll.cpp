@@ -87,7 +87,7 @@ std::size_t kll_sketch::allocated_bytes() const noexcept {
       levels_.capacity() * sizeof(levels_[0]) + capacities_.capacity() * sizeof(capacities_[0]);
   for (const auto& level : levels_) bytes += level.capacity() * sizeof(double);
   if (const query_view* v = view_.get()) {
-    bytes += 2 * sizeof(void*) + sizeof(query_view) + v->items.capacity() * sizeof(weighted) +
+    bytes += 2 * sizeof(void*) + sizeof(query_view) + v->values.capacity() * sizeof(double) +
              v->cumulative.capacity() * sizeof(std::uint64_t);
   }
   return bytes;
@@ -269,10 +269,13 @@ const kll_sketch::query_view& kll_sketch::view() const {
     size = out;
     std::swap(merged, scratch);
   }
-  v->items = std::move(merged);
-  v->cumulative.reserve(v->items.size());
+  v->values.resize(n);
+  v->cumulative.resize(n);
   std::uint64_t so_far = 0;
-  for (const weighted& w : v->items) v->cumulative.push_back(so_far += w.weight);
+  for (std::size_t i = 0; i < n; ++i) {
+    v->values[i] = merged[i].value;
+    v->cumulative[i] = so_far += merged[i].weight;
+  }
   return *view_.publish(std::move(v));
 }
 
@@ -284,7 +287,7 @@ double kll_sketch::value_at_rank(const query_view& view, std::uint64_t r) const 
   // The first item whose cumulative weight passes r holds rank r.
   const auto at = std::upper_bound(view.cumulative.begin(), view.cumulative.end(), r);
   if (at == view.cumulative.end()) return max_;
-  return view.items[static_cast<std::size_t>(at - view.cumulative.begin())].value;
+  return view.values[static_cast<std::size_t>(at - view.cumulative.begin())];
 }
 
 double kll_sketch::quantile(double q) const {
@@ -320,18 +323,14 @@ std::vector<double> kll_sketch::quantiles(std::span<const double> qs) const {
 
 std::pair<double, double> kll_sketch::weight_below_and_at(double x) const {
   const query_view& v = view();
-  const auto& items = v.items;
-  const auto lower = std::lower_bound(items.begin(), items.end(), x,
-                                      [](const weighted& w, double y) { return w.value < y; });
+  const auto& values = v.values;
+  const auto lower = std::lower_bound(values.begin(), values.end(), x);
   // Usually x is not a kept value: then nothing is at x and no second
   // search is needed.
-  const auto upper = lower == items.end() || x < lower->value
-                         ? lower
-                         : std::upper_bound(lower, items.end(), x, [](double y, const weighted& w) {
-                             return y < w.value;
-                           });
+  const auto upper =
+      lower == values.end() || x < *lower ? lower : std::upper_bound(lower, values.end(), x);
   const auto weight_before = [&](auto it) -> std::uint64_t {
-    const auto i = static_cast<std::size_t>(it - items.begin());
+    const auto i = static_cast<std::size_t>(it - values.begin());
     return i == 0 ? 0 : v.cumulative[i - 1];
   };
   const std::uint64_t below = weight_before(lower);
@@ -403,7 +402,14 @@ double kll_sketch::by_rev_rank(std::uint64_t r) const {
 double kll_sketch::trimmed_mean(double lo, double hi) const {
   detail::check_trim(lo, hi);
   if (empty()) return nan;
-  return weighted_trimmed_mean(view().items, static_cast<double>(n_), lo, hi);
+  // The weighted values the shared formula takes, from the view's
+  // cumulative weights (only this query needs them one by one).
+  const query_view& v = view();
+  std::vector<weighted> pairs(v.values.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    pairs[i] = {v.values[i], v.cumulative[i] - (i == 0 ? 0 : v.cumulative[i - 1])};
+  }
+  return weighted_trimmed_mean(pairs, static_cast<double>(n_), lo, hi);
 }
 
 kll_sketch kll_sketch::from_state(std::uint32_t k, std::uint64_t seed, std::uint64_t rng_state,

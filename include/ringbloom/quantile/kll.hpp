@@ -42,7 +42,7 @@
 //
 // Queries. The first query after an add or merge builds a query view of
 // the kept values in order (level 0 sorted, then the sorted levels merged
-// in; values with their cumulative weights, 24 bytes a kept value, not
+// in; values with their cumulative weights, 16 bytes a kept value, not
 // counted by memory_bytes(), counted by allocated_bytes()); later queries
 // binary-search it (a p99 is then tens of nanoseconds), until the next
 // add, merge or reset drops it. warm_up() builds it ahead of a burst of
@@ -109,7 +109,7 @@ class kll_sketch {
   /// kll_rank_error(k(), double_sided).
   [[nodiscard]] double rank_error(bool double_sided = false) const;
   /// Values kept, and their bytes: 8 a value and 4 a level (the query
-  /// view, 24 bytes a value while it exists, is not counted).
+  /// view, 16 bytes a value while it exists, is not counted).
   [[nodiscard]] std::size_t retained() const noexcept;
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
   /// The bytes the sketch has allocated beyond sizeof(kll_sketch), all
@@ -160,9 +160,10 @@ class kll_sketch {
     double value;
     std::uint64_t weight;
   };
-  // The kept values sorted, with cumulative[i] the weight of items[0..i].
+  // The kept values sorted, with cumulative[i] the weight of values[0..i]
+  // (value i weighs cumulative[i] - cumulative[i - 1]).
   struct query_view {
-    hooked_vector<weighted> items;
+    hooked_vector<double> values;
     hooked_vector<std::uint64_t> cumulative;
   };
   // The published view. The first query after a change builds one and
