@@ -78,8 +78,13 @@ class top_k {
   /// The item's estimated count (TOPK.COUNT): the largest of its buckets'
   /// counts that carry its fingerprint.
   [[nodiscard]] std::uint32_t count(std::string_view item) const;
-  /// The leaders, largest count first (ties by item); at most k.
-  [[nodiscard]] std::vector<entry> list() const;
+  /// How list() orders leaders of equal count.
+  enum class ties : std::uint8_t {
+    by_item,  ///< by the item's bytes: reproducible from the counts alone
+    by_heap,  ///< by their places in the heap, as RedisBloom's TOPK.LIST
+  };
+  /// The leaders, largest count first; at most k.
+  [[nodiscard]] std::vector<entry> list(ties order = ties::by_item) const;
 
   [[nodiscard]] std::uint32_t k() const noexcept { return k_; }
   [[nodiscard]] std::uint32_t width() const noexcept { return width_; }
