@@ -14,7 +14,9 @@
 //     item takes the bucket with the rest of the increment.
 // The item's estimate is the largest count among its buckets; if it is at
 // least the heap's smallest count, the item enters the heap (or its heap
-// count is updated), pushing out the smallest, which add() returns.
+// count is updated), pushing out the smallest, which add() returns. Among
+// leaders of equal count the heap keeps RedisBloom's order (its
+// heapifyDown), so the same adds push out the same items as its TOPK.ADD.
 //
 // Parameters as TOPK.RESERVE takes them: k, width (default 8), depth
 // (default 7), decay (default 0.9). Small items rarely survive in a bucket
