@@ -167,7 +167,7 @@ int topk_list(api::Ctx* ctx, api::String** argv, int argc) {
     const top_k* t = complete_value<topk_traits>(key, status);
     if (status != key_status::ok) return c.error(topk_traits::status_error(status));
     if (t == nullptr) return c.error(pending_error);
-    const auto leaders = t->list();
+    const auto leaders = t->list(top_k::ties::by_heap);  // RedisBloom's order
     c.array(static_cast<long>(leaders.size() * (with_count ? 2 : 1)));
     for (const auto& e : leaders) {
       c.bulk(e.item);

@@ -260,3 +260,17 @@ def test_topk_expels_as_redisbloom_on_ties(raw):
     assert raw.execute_command("TOPK.ADD", "t", "A") == [b"D"]
     assert raw.execute_command("TOPK.QUERY", "t", "A", "B", "C", "D", "E") == [1, 1, 0, 0, 1]
     assert raw.execute_command("TOPK.COUNT", "t", "A", "B", "C") == [2, 1, 1]
+
+
+def test_topk_list_orders_ties_as_redisbloom(raw):
+    """TOPK.LIST gives leaders of equal count in RedisBloom's order (its heap
+    array, sorted stably by count), not by name: clients that compare lists
+    see the same answer."""
+    raw.execute_command("TOPK.RESERVE", "t", 2, 50, 5, 0.9)
+    raw.execute_command("TOPK.ADD", "t", "x", "y", "z", "w", "x", "y", "z")
+    raw.execute_command("TOPK.ADD", "t", "x", "z", "w", "x", "z")
+    raw.execute_command("TOPK.ADD", "t", "x", "y", "z", "x", "z")
+    assert raw.execute_command("TOPK.LIST", "t", "WITHCOUNT") == [b"x", 6, b"z", 6]
+    raw.execute_command("TOPK.RESERVE", "u", 4, 50, 5, 0.9)
+    assert raw.execute_command("TOPK.ADD", "u", "d", "c", "b", "a", "e") == [None] * 4 + [b"c"]
+    assert raw.execute_command("TOPK.LIST", "u") == [b"a", b"e", b"b", b"d"]  # all at count 1

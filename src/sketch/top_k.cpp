@@ -225,10 +225,15 @@ std::vector<top_k::entry> top_k::heap() const {
   return out;
 }
 
-std::vector<top_k::entry> top_k::list() const {
+std::vector<top_k::entry> top_k::list(ties order) const {
   std::vector<entry> out;
   for (const slot& s : heap_) {
     if (s.count > 0) out.push_back({std::string(s.item), s.count});
+  }
+  if (order == ties::by_heap) {  // RedisBloom sorts its heap array stably by count
+    std::stable_sort(out.begin(), out.end(),
+                     [](const entry& a, const entry& b) { return a.count > b.count; });
+    return out;
   }
   std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) {
     return a.count != b.count ? a.count > b.count : a.item < b.item;

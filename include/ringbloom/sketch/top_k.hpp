@@ -14,7 +14,9 @@
 //     item takes the bucket with the rest of the increment.
 // The item's estimate is the largest count among its buckets; if it is at
 // least the heap's smallest count, the item enters the heap (or its heap
-// count is updated), pushing out the smallest, which add() returns.
+// count is updated), pushing out the smallest, which add() returns. Among
+// leaders of equal count the heap keeps RedisBloom's order (its
+// heapifyDown), so the same adds push out the same items as its TOPK.ADD.
 //
 // Parameters as TOPK.RESERVE takes them: k, width (default 8), depth
 // (default 7), decay (default 0.9). Small items rarely survive in a bucket
@@ -80,8 +82,13 @@ class top_k {
   /// The item's estimated count (TOPK.COUNT): the largest of its buckets'
   /// counts that carry its fingerprint.
   [[nodiscard]] std::uint32_t count(std::string_view item) const;
-  /// The leaders, largest count first (ties by item); at most k.
-  [[nodiscard]] std::vector<entry> list() const;
+  /// How list() orders leaders of equal count.
+  enum class ties : std::uint8_t {
+    by_item,  ///< by the item's bytes: reproducible from the counts alone
+    by_heap,  ///< by their places in the heap, as RedisBloom's TOPK.LIST
+  };
+  /// The leaders, largest count first; at most k.
+  [[nodiscard]] std::vector<entry> list(ties order = ties::by_item) const;
 
   [[nodiscard]] std::uint32_t k() const noexcept { return k_; }
   [[nodiscard]] std::uint32_t width() const noexcept { return width_; }
