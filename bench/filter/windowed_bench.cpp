@@ -7,8 +7,8 @@
 //
 // The windowed filter is sized for n items in one window (a time window of
 // an hour). Adds are timed at one time, so no generation turns over inside a
-// timed loop (the cost of turning over, one pass over a quarter of the array
-// per W/3, is in BM_windowed_generation_turnover); lookups run in the steady
+// timed loop (the cost of turning over, one AND pass over the array per
+// W/3, is in BM_windowed_generation_turnover); lookups run in the steady
 // state, the n members spread over the four live generations, and ask n/2
 // members and n/2 strangers. docs/performance.md ("Windowed filter") holds the current
 // ratios and the load they were taken under.
@@ -200,8 +200,9 @@ void BM_windowed_test_and_add_many(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
-/// One generation turning over: the first add after W/3 clears a quarter
-/// of the array (per add, amortised over the n/3 adds of a generation).
+/// One generation turning over: the first add after W/3 clears the oldest
+/// generation's bit in every word (per add, amortised over the n/3 adds of
+/// a generation).
 void BM_windowed_generation_turnover(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   windowed_bloom_filter f = filled<windowed_bloom_filter>(n);

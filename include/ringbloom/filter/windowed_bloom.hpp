@@ -94,10 +94,11 @@
 //   array is out of L2 the memory traffic decides: measured against the
 //   blocked filter, adds cost 1.0-1.4x one at a time and 1.5-3.0x batched,
 //   lookups about 2x one at a time and 2.7-3.8x batched (the goal of 1.5x
-//   is met by single adds only). One line per item would take
-//   4 generations of 128 positions: 2.07x / 2.20x / 2.47x the memory by the
-//   same model, further from the memory goal than the speed goal is gained,
-//   so the 3-line layout stays.
+//   is met by single adds only). One line per item would take 4
+//   generations of 128 positions: 2.07x / 2.20x / 2.47x the memory by the
+//   same model. That trades the memory goal for the speed goal (its speed
+//   could not be measured reliably on the loaded machine), so the 3-line
+//   layout, the closer to the memory goal, stays.
 //
 // Rate: with lambda = G items in each live generation, each generation's
 //   bits (its "segment": its bit of the 384 nibbles of every super-block) are a
