@@ -11,9 +11,10 @@
 // about 40 instructions; compiled for plain x86-64, one direct call to the
 // AVX-512 or AVX2 test (or the inline scalar one when the CPU has neither).
 //
-// When to use it: a filter that is queried far more than it is written
-// (`bloom check`, an SSTable filter) and fits the blocked layout's rate. It
-// is a separate kind, not a replacement: a blocked file and a blocked64 file
+// When to use it: the default kind (default_filter_kind, what `bloom create`
+// and Python's BloomFilter make without a kind): any filter that fits the
+// blocked layout's rate and hashes with xxh3; the fastest kind to add to and
+// to query. It is a separate kind from blocked: a blocked file and a blocked64 file
 // with the same items hold different bits, so neither reads the other's
 // items. Files of this kind need ringbloom with kind code 7 (older binaries
 // refuse them with "unknown filter kind 7"). Moving a set from blocked to
