@@ -687,6 +687,7 @@ int run_equal_fpr(std::size_t n, std::size_t m) {
 
 // --- the default kind against Boost.Bloom (--vs-boost) --------------------------------
 
+#if defined(RINGBLOOM_HAVE_BOOST_BLOOM) && defined(RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS)
 /// The median of `v` (the mean of the middle two for an even count).
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -699,6 +700,7 @@ struct round_rows {
   std::string name;
   std::vector<row> rows;
 };
+#endif
 
 /// The default kind (blocked64) one at a time compiled for AVX2 as Boost's
 /// peer is, one at a time in this file's plain x86-64 code, and batched;

@@ -69,13 +69,13 @@ template <class Item, class Test>
   const std::uint32_t k = f.hashes();
   const std::uint64_t* words = f.words().data();
   std::size_t found = 0;
-  pipeline(f, items, false, [&](const hashed* h, std::size_t first, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) {
-      const bool hit = test(words + h[i].offset, h[i].x * detail::blocked64_mixer, k);
-      out[first + i] = hit;
-      found += hit ? 1 : 0;
-    }
-  });
+  hash64_batch::pipeline_ring<blocked64_bloom_filter::block_words,
+                              blocked64_bloom_filter::batch_chunk>(
+      words, f.blocks(), f.seed(), items, false, [&](const hashed& h, std::size_t i) {
+        const bool hit = test(words + h.offset, h.x * detail::blocked64_mixer, k);
+        out[i] = hit;
+        found += hit ? 1 : 0;
+      });
   return found;
 }
 

@@ -75,6 +75,30 @@ TEST(Blocked64Golden, LibraryWritesAndReadsTheIndependentFile) {
   EXPECT_TRUE(serialize_filter(b) == expected);
 }
 
+TEST(Blocked64Filter, BatchesOfEveryLengthAroundTheRingEqualOneAtATime) {
+  // The batch paths keep a ring of 64 hashed items: lengths below, at and
+  // just past one and two rings take every branch of its fill and drain.
+  for (const std::size_t n : {0, 1, 2, 63, 64, 65, 127, 128, 129, 200}) {
+    const auto members = keys("m:", n);
+    const auto probes = keys("p:", n + 7);
+    blocked64_bloom_filter one(4096, 6);
+    blocked64_bloom_filter many(4096, 6);
+    for (const auto& m : members) one.add(m);
+    many.add_many(std::span<const std::string>(members));
+    EXPECT_TRUE(one == many) << n;
+    auto out = std::make_unique<bool[]>(probes.size() + 1);
+    out[probes.size()] = true;  // past the items: left alone
+    std::size_t expected = 0;
+    for (const auto& p : probes) expected += one.may_contain(p) ? 1 : 0;
+    EXPECT_EQ(
+        many.may_contain_many(std::span<const std::string>(probes), {out.get(), probes.size()}),
+        expected)
+        << n;
+    for (std::size_t i = 0; i < probes.size(); ++i) ASSERT_EQ(out[i], one.may_contain(probes[i]));
+    EXPECT_TRUE(out[probes.size()]);
+  }
+}
+
 TEST(Blocked64Filter, NoFalseNegativesOnEveryPathAndBatchEqualsOneAtATime) {
   const auto members = keys("member:", 20000);
   const auto strangers = keys("stranger:", 20000);

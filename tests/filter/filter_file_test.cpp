@@ -510,7 +510,7 @@ TEST(AnyFilter, MakeFilterFromEitherSize) {
   spec.capacity = 1000;
   spec.fpr = 0.01;
   const any_filter d = make_filter(spec);
-  EXPECT_EQ(d.kind(), filter_kind::blocked);
+  EXPECT_EQ(d.kind(), filter_kind::blocked64);  // the default kind
   EXPECT_EQ(d.hash(), hash_kind::xxh3);
   EXPECT_EQ(d.bits(), bloom_math::blocked_size_for(1000, 0.01).bits);
   filter_spec explicit_size;

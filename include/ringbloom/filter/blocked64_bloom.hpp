@@ -11,9 +11,10 @@
 // about 40 instructions; compiled for plain x86-64, one direct call to the
 // AVX-512 or AVX2 test (or the inline scalar one when the CPU has neither).
 //
-// When to use it: a filter that is queried far more than it is written
-// (`bloom check`, an SSTable filter) and fits the blocked layout's rate. It
-// is a separate kind, not a replacement: a blocked file and a blocked64 file
+// When to use it: the default kind (default_filter_kind, what `bloom create`
+// and Python's BloomFilter make without a kind): any filter that fits the
+// blocked layout's rate and hashes with xxh3; the fastest kind to add to and
+// to query. It is a separate kind from blocked: a blocked file and a blocked64 file
 // with the same items hold different bits, so neither reads the other's
 // items. Files of this kind need ringbloom with kind code 7 (older binaries
 // refuse them with "unknown filter kind 7"). Moving a set from blocked to
@@ -85,10 +86,11 @@ class blocked64_bloom_filter : public detail::hash64_filter<blocked64_bloom_filt
   blocked64_bloom_filter(std::uint64_t bits, std::uint32_t hashes, std::uint64_t seed = 0)
       : hash64_filter(bits, hashes, seed) {}
 
-  /// Items per batch chunk: the blocks of one chunk are in flight while the
-  /// next is hashed. 64 measured best at 10M and 100M keys (3.9 and 5.9 ns
-  /// per lookup against 4.2-4.9 and 6.8 with 32, 4.8-5.0 and 6.2 with 128;
-  /// equal at 1M).
+  /// Items in flight in a batch: add_many and may_contain_many hash an item
+  /// and prefetch its block this many items before they set or test it (a
+  /// ring, src/filter/hash64_batch.hpp). 64 measured best at 10M and 100M
+  /// keys (3.9 and 5.9 ns per lookup against 4.2-4.9 and 6.8 with 32, 4.8-5.0
+  /// and 6.2 with 128; equal at 1M), as whole chunks; a power of two.
   static constexpr std::size_t batch_chunk = 64;
 
   /// One lookup, inline: block, test (see the top of this file).
