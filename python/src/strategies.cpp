@@ -48,10 +48,20 @@ namespace ringbloom::python {
 
 namespace {
 
+// A strategy's node weight by the command line's rule (check_node_weight:
+// 1 to 2^32 - 1, as --change add:NAME=W); a system scheme checks its own
+// range (haproxy 0 to 256 ...) when it is built.
+void check_weight(std::string_view kind, const std::string& name, double weight) {
+  if (!schemes::is_system_scheme(kind)) {
+    (void)check_node_weight(weight, "the weight of node '" + name + "'");
+  }
+}
+
 class py_placement {
  public:
   py_placement(std::string kind, std::vector<placement_node> nodes, strategy_options options)
       : kind_(std::move(kind)), initial_(std::move(nodes)), options_(options) {
+    for (const placement_node& n : initial_) check_weight(kind_, n.name, n.weight);
     set(schemes::is_system_scheme(kind_) ? schemes::make_scheme_placement(kind_, initial_)
                                          : make_strategy(kind_, initial_, options_));
   }
@@ -209,6 +219,7 @@ py::list compare(py::handle nodes, std::string_view changes, py::handle kinds, p
                  py::handle maglev_table, py::handle probes, double epsilon,
                  py::handle anchor_capacity, py::handle skeleton_fanout) {
   const std::vector<placement_node> before = to_nodes(nodes);
+  for (const placement_node& n : before) check_weight("", n.name, n.weight);
   const std::vector<placement_step> steps = parse_placement_changes(changes);
   std::vector<std::string> names;
   if (kinds.is_none()) {
@@ -490,6 +501,7 @@ as those systems do (placement_kinds()). Keys are str (UTF-8) or bytes.
           "add",
           [](py_placement& self, const std::string& name, double weight) {
             check_node_name(name);
+            check_weight(self.get()->kind_name(), name, weight);
             self.apply({placement_step::kind::add, name, weight});
           },
           py::arg("name"), py::arg("weight") = 1.0)
@@ -502,6 +514,7 @@ as those systems do (placement_kinds()). Keys are str (UTF-8) or bytes.
       .def(
           "set_weight",
           [](py_placement& self, const std::string& name, double weight) {
+            check_weight(self.get()->kind_name(), name, weight);
             self.apply({placement_step::kind::reweight, name, weight});
           },
           py::arg("name"), py::arg("weight"))

@@ -191,3 +191,25 @@ def test_parse_nodes_is_the_command_line_grammar():
         ringbloom.parse_nodes("a=0")
     with pytest.raises(ValueError, match="names no nodes"):
         ringbloom.parse_nodes(",")
+
+
+@pytest.mark.parametrize("weight", [0.5, 0, -1.0, 1e300, float("nan"), 2.0**32])
+def test_strategy_weights_follow_the_command_lines_rule(weight):
+    # --change add:NAME=W takes a number from 1 to 2^32 - 1: so do Placement's
+    # weights, at construction, in add and in set_weight.
+    rule = r"is .*; give a number from 1 to 4294967295"
+    with pytest.raises(ValueError, match=r"the weight of node 'a' " + rule):
+        ringbloom.Placement("maglev", {"a": weight, "b": 1.0})
+    p = ringbloom.Placement("rendezvous", ["a", "b"])
+    with pytest.raises(ValueError, match=r"the weight of node 'c' " + rule):
+        p.add("c", weight)
+    with pytest.raises(ValueError, match=r"the weight of node 'a' " + rule):
+        p.set_weight("a", weight)
+    assert p.nodes == ["a", "b"]
+
+
+def test_strategy_weights_within_the_range_are_taken():
+    p = ringbloom.Placement("maglev", {"a": 1.5, "b": 4294967295.0})
+    p.set_weight("a", 1.0)
+    # A system scheme keeps its own range: haproxy takes weight 0.
+    assert ringbloom.Placement("haproxy", {"s1": 0, "s2": 1}) is not None

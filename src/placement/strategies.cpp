@@ -69,6 +69,15 @@ double parse_weight(std::string_view text, std::string_view step) {
 
 }  // namespace
 
+double check_node_weight(double weight, std::string_view what) {
+  if (!std::isfinite(weight) || weight < 1.0 || weight > max_change_weight) {
+    throw std::invalid_argument(fmt::format(
+        "{} is {}; give a number from 1 to 4294967295 (2^32 - 1, the range of node weights)", what,
+        weight));
+  }
+  return weight;
+}
+
 std::span<const std::string_view> strategy_names() noexcept { return names_in_order; }
 
 std::unique_ptr<placement> make_strategy(std::string_view name,

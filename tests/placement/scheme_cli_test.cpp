@@ -455,7 +455,7 @@ TEST(SchemeCliLookupFrom, RefusesWhatImportRefuses) {
   // A section option without --from would be ignored: refused instead.
   r = run_cli({"ring", "lookup", "--nodes", "a,b", "--upstream", "backend", "k"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--upstream requires --from"));
+  EXPECT_THAT(r.err, HasSubstr("--upstream needs --from too"));
   r = run_cli({"ring", "lookup", "--help"});
   EXPECT_THAT(r.out, HasSubstr("ring lookup --from nginx"));
 }

@@ -93,6 +93,12 @@ struct placement_step {
 /// naming the bad step and the accepted forms.
 [[nodiscard]] std::vector<placement_step> parse_placement_changes(std::string_view text);
 
+/// The rule of a node weight given to a strategy (parse_placement_changes'
+/// W, Python's Placement weights): a number from 1 to 2^32 - 1, the range of
+/// node weights everywhere. Returns `weight`, or throws std::invalid_argument
+/// "<what> is W; give a number from 1 to 4294967295 ...".
+double check_node_weight(double weight, std::string_view what);
+
 /// `steps` written as parse_placement_changes reads them:
 /// "add:n11,remove:n3,reweight:n2=3" (an add of weight 1 without "=1").
 [[nodiscard]] std::string format_placement_changes(std::span<const placement_step> steps);
