@@ -316,24 +316,6 @@ void run_create(const create_options& o) {
              hash_name(stats.hash), stats.seed, io::format_bytes(stats.memory_bytes));
 }
 
-/// The --kind help, from the kind table: "blocked (default), blocked64 (...),
-/// ..., or the static fuse8, fuse16 (with --from)".
-std::string kind_help() {
-  std::string help;
-  std::string statics;
-  for (const filter_kind_info& k : filter_kinds()) {
-    if (k.is_static) {
-      statics += fmt::format("{}{}", statics.empty() ? "" : ", ", k.name);
-      continue;
-    }
-    help += fmt::format("{}{}", help.empty() ? "" : ", ", k.name);
-    if (k.kind == default_filter_kind) help += " (default)";
-    if (!k.summary.empty()) help += fmt::format(" ({})", k.summary);
-  }
-  if (!statics.empty()) help += fmt::format(", or the static {} (with --from)", statics);
-  return help;
-}
-
 void add_create(CLI::App& bloom) {
   auto o = std::make_shared<create_options>();
   auto* cmd = bloom.add_subcommand("create", "Create an empty filter file");
@@ -352,7 +334,7 @@ void add_create(CLI::App& bloom) {
       add_number_option(*cmd, "--hashes", o->hashes, between<std::uint32_t>(1, max_filter_hashes),
                         "Explicit number k of hashes (with --bits)",
                         "for a 1% rate use about 10 bits per item and 7 hashes");
-  o->kind_opt = cmd->add_option("--kind", o->kind, kind_help());
+  o->kind_opt = cmd->add_option("--kind", o->kind, filter_kinds_help());
   o->from_opt = cmd->add_option(
       "--from", o->from,
       "fuse8/fuse16: the keys, one per line (- for stdin); streamed, about 48 bytes of memory "
@@ -464,47 +446,6 @@ struct check_options {
 using batch_lookup = std::function<void(std::span<const std::string> items, std::span<bool> out)>;
 void run_check_windowed(const check_options& o, context& ctx);
 
-/// Positions of probes as "5,3", and the distinct zero ones as " (zero: 5)".
-std::string explain_probes(const std::vector<bit_probe>& probes, std::size_t begin,
-                           std::size_t end) {
-  std::string positions;
-  std::vector<std::uint64_t> zeros;
-  for (std::size_t i = begin; i < end; ++i) {
-    if (!positions.empty()) positions += ',';
-    positions += std::to_string(probes[i].position);
-    if (probes[i].value == 0 &&
-        std::find(zeros.begin(), zeros.end(), probes[i].position) == zeros.end()) {
-      zeros.push_back(probes[i].position);
-    }
-  }
-  std::string text = "positions " + positions;
-  if (!zeros.empty()) {
-    text += " (zero: ";
-    for (std::size_t i = 0; i < zeros.size(); ++i) {
-      if (i > 0) text += ',';
-      text += std::to_string(zeros[i]);
-    }
-    text += ')';
-  }
-  return text;
-}
-
-/// The --explain column: "positions 5,3 (zero: 5)", or for a scalable filter
-/// "layer 0 positions 5,3 (zero: 5); layer 1 positions ...".
-std::string explain_text(const std::vector<bit_probe>& probes, bool layered) {
-  if (!layered) return explain_probes(probes, 0, probes.size());
-  std::string text;
-  std::size_t begin = 0;
-  while (begin < probes.size()) {
-    std::size_t end = begin;
-    while (end < probes.size() && probes[end].layer == probes[begin].layer) ++end;
-    if (!text.empty()) text += "; ";
-    text += fmt::format("layer {} {}", probes[begin].layer, explain_probes(probes, begin, end));
-    begin = end;
-  }
-  return text;
-}
-
 json explain_json(const std::vector<bit_probe>& probes, bool layered) {
   json positions = json::array();
   json values = json::array();
@@ -537,7 +478,7 @@ void answer_items(const check_options& o, context& ctx, const batch_lookup& look
       // the input, written as it is read.
       fmt::print("{}\n{}", first ? "" : ",", json_line(entry));
     } else if (o.explain) {
-      fmt::print("{}\t{}\t{}\n", item, present ? "maybe" : "no", explain_text(probes, layered));
+      fmt::print("{}\t{}\t{}\n", item, present ? "maybe" : "no", describe_probes(probes, layered));
     } else {
       fmt::print("{}\t{}\n", item, present ? "maybe" : "no");
     }

@@ -138,37 +138,20 @@ struct simulate_options {
   std::vector<std::string> strategy_settings;  // --strategy-option KEY=VALUE
 };
 
-// Bounds of --strategy, checked before any work: every strategy is
-// built for each step, and every key looked up in each.
+// Bounds of --strategy, checked before any work (check_comparison_size).
 void check_strategy_work(const simulate_options& o, const std::vector<placement_node>& nodes,
                          const std::vector<placement_step>& steps) {
-  constexpr std::size_t max_strategy_nodes = 10'000;   // 3 s and 150 MB for all strategies
-  constexpr std::uint64_t max_key_steps = 20'000'000;  // keys x changes
   for (const auto& n : nodes) check_node_name(n.name);
   for (const auto& s : steps) check_node_name(s.name);
-  if (nodes.size() + steps.size() > max_strategy_nodes) {
-    throw usage_error(fmt::format(
-        "--strategy with {} nodes and {} changes is more than the {} nodes and changes it "
-        "compares; give fewer --nodes or changes",
-        nodes.size(), steps.size(), max_strategy_nodes));
-  }
   if (steps.empty()) {
     throw usage_error(
         "--strategy compares a change, and none was given; add --change add:NAME (or "
         "remove:NAME, reweight:NAME=W), --add or --remove");
   }
-  const std::uint64_t points = std::uint64_t{o.ring.vnodes} * (nodes.size() + steps.size());
-  if (points > max_topology_points) {
-    throw usage_error(fmt::format(
-        "--vnodes {} for {} nodes and changes makes {} ring points, more than the limit of {}; "
-        "give fewer --vnodes",
-        o.ring.vnodes, nodes.size() + steps.size(), points, max_topology_points));
-  }
-  if (o.keys * std::max<std::uint64_t>(steps.size(), 1) > max_key_steps) {
-    throw usage_error(fmt::format(
-        "--strategy with --keys {} and {} changes asks for {} key lookups per strategy, more "
-        "than {}; give fewer keys or changes",
-        o.keys, steps.size(), o.keys * steps.size(), max_key_steps));
+  try {
+    check_comparison_size(nodes.size(), steps.size(), o.keys, o.ring.vnodes);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(fmt::format("--strategy: {}", e.what()));
   }
   require_memory(o.keys * (sizeof(std::string) + o.key_format.size() + 24),
                  fmt::format("--keys {}", o.keys), "give fewer --keys");

@@ -231,6 +231,7 @@ py::list compare(py::handle nodes, std::string_view changes, py::handle kinds, p
       keys.is_none() ? numbered_keys(100'000) : py::cast<std::vector<std::string>>(keys);
   const strategy_options options =
       to_options(vnodes, hash, maglev_table, probes, epsilon, anchor_capacity, skeleton_fanout);
+  check_comparison_size(before.size(), steps.size(), key_list.size(), options.ring_vnodes);
   strategy_comparison result;
   {
     const py::gil_scoped_release no_gil;

@@ -2,6 +2,7 @@
 #include "ringbloom/filter/any_filter.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
@@ -375,6 +376,39 @@ std::vector<std::uint64_t> read_fuse_key_hashes(io::line_reader& in, filter_kind
     hashes.push_back(fuse8_filter::key_hash(line, seed));
   }
   return hashes;
+}
+
+namespace {
+
+// Positions of probes as "5,3", and the distinct zero ones as " (zero: 5)".
+std::string describe_positions(std::span<const bit_probe> probes) {
+  std::string positions;
+  std::vector<std::uint64_t> zeros;
+  for (const bit_probe& p : probes) {
+    positions += fmt::format("{}{}", positions.empty() ? "" : ",", p.position);
+    if (p.value == 0 && std::find(zeros.begin(), zeros.end(), p.position) == zeros.end()) {
+      zeros.push_back(p.position);
+    }
+  }
+  std::string text = "positions " + positions;
+  if (!zeros.empty()) text += fmt::format(" (zero: {})", fmt::join(zeros, ","));
+  return text;
+}
+
+}  // namespace
+
+std::string describe_probes(std::span<const bit_probe> probes, bool layered) {
+  if (!layered) return describe_positions(probes);
+  std::string text;
+  std::size_t begin = 0;
+  while (begin < probes.size()) {
+    std::size_t end = begin;
+    while (end < probes.size() && probes[end].layer == probes[begin].layer) ++end;
+    text += fmt::format("{}layer {} {}", text.empty() ? "" : "; ", probes[begin].layer,
+                        describe_positions(probes.subspan(begin, end - begin)));
+    begin = end;
+  }
+  return text;
 }
 
 }  // namespace ringbloom

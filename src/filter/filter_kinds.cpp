@@ -78,6 +78,22 @@ std::string filter_kind_names(bool filter_kind_info::*flag) {
   return joined;
 }
 
+std::string filter_kinds_help() {
+  std::string help;
+  std::string statics;
+  for (const filter_kind_info& k : filter_kinds()) {
+    if (k.is_static) {
+      statics += fmt::format("{}{}", statics.empty() ? "" : ", ", k.name);
+      continue;
+    }
+    help += fmt::format("{}{}", help.empty() ? "" : ", ", k.name);
+    if (k.kind == default_filter_kind) help += " (default)";
+    if (!k.summary.empty()) help += fmt::format(" ({})", k.summary);
+  }
+  if (!statics.empty()) help += fmt::format(", or the static {} (with --from)", statics);
+  return help;
+}
+
 void detail::throw_unknown_kind(filter_kind kind) {
   std::string known;
   std::vector<std::string_view> names;

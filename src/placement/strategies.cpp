@@ -24,6 +24,7 @@
 #include "ringbloom/placement/rendezvous.hpp"
 #include "ringbloom/placement/ring_placement.hpp"
 #include "ringbloom/placement/skeleton.hpp"
+#include "ringbloom/placement/topology.hpp"
 
 namespace ringbloom {
 
@@ -469,6 +470,30 @@ strategy_comparison compare_strategies(std::span<const placement_node> nodes,
     out.strategies.push_back(measure(name, nodes, changes, out.after, keys, options, time_lookups));
   }
   return out;
+}
+
+void check_comparison_size(std::size_t nodes, std::size_t changes, std::uint64_t keys,
+                           std::uint32_t ring_vnodes) {
+  if (nodes + changes > max_comparison_nodes) {
+    throw std::invalid_argument(
+        fmt::format("a comparison of {} nodes and {} changes is more than the {} nodes and "
+                    "changes it takes; give fewer nodes or changes",
+                    nodes, changes, max_comparison_nodes));
+  }
+  const std::uint64_t points = std::uint64_t{ring_vnodes} * (nodes + changes);
+  if (points > max_topology_points) {
+    throw std::invalid_argument(fmt::format(
+        "{} ring points per node for {} nodes and changes make {} points, more than the limit "
+        "of {}; give fewer vnodes",
+        ring_vnodes, nodes + changes, points, max_topology_points));
+  }
+  const std::uint64_t lookups = keys * std::max<std::uint64_t>(changes, 1);
+  if (lookups > max_comparison_key_lookups) {
+    throw std::invalid_argument(fmt::format(
+        "a comparison of {} keys over {} changes asks for {} key lookups per strategy, more "
+        "than {}; give fewer keys or changes",
+        keys, changes, lookups, max_comparison_key_lookups));
+  }
 }
 
 }  // namespace ringbloom

@@ -127,5 +127,25 @@ TEST(FilterWords, SingleArrayKindsGiveWordsOthersNameThem) {
   }
 }
 
+TEST(FilterDescribe, ProbesReadAsPositionsWithTheZeroOnesOnce) {
+  const std::vector<bit_probe> probes{{0, 5, 0}, {0, 3, 1}, {0, 5, 0}, {0, 9, 0}};
+  EXPECT_EQ(describe_probes(probes, false), "positions 5,3,5,9 (zero: 5,9)");
+  const std::vector<bit_probe> all_set{{0, 1, 1}, {0, 2, 1}};
+  EXPECT_EQ(describe_probes(all_set, false), "positions 1,2");
+  const std::vector<bit_probe> layered{{0, 5, 1}, {0, 3, 0}, {1, 7, 1}};
+  EXPECT_EQ(describe_probes(layered, true), "layer 0 positions 5,3 (zero: 3); layer 1 positions 7");
+}
+
+TEST(FilterDescribe, KindsHelpNamesTheDefaultAndTheStaticKinds) {
+  const std::string help = filter_kinds_help();
+  EXPECT_NE(help.find(std::string(filter_kind_name(default_filter_kind)) + " (default)"),
+            std::string::npos)
+      << help;
+  for (const filter_kind_info& k : filter_kinds()) {
+    EXPECT_NE(help.find(k.name), std::string::npos) << k.name << " missing from: " << help;
+  }
+  EXPECT_NE(help.find(", or the static "), std::string::npos) << help;
+}
+
 }  // namespace
 }  // namespace ringbloom

@@ -115,5 +115,18 @@ TEST(Strategies, AnUnsupportedChangeIsReportedNotThrown) {
                std::invalid_argument);
 }
 
+TEST(Strategies, ComparisonSizeIsBoundedBeforeAnyWork) {
+  EXPECT_NO_THROW(check_comparison_size(9'999, 1, 1'000'000, 160));
+  EXPECT_THAT([] { check_comparison_size(9'999, 2, 10, 1); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("more than the 10000 nodes and changes")));
+  EXPECT_THAT([] { check_comparison_size(100, 1, 10, 200'000); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("give fewer vnodes")));
+  EXPECT_THAT([] { check_comparison_size(10, 3, 10'000'000, 160); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("30000000 key lookups per strategy, more than 20000000")));
+  EXPECT_NO_THROW(check_comparison_size(10, 0, 20'000'000, 160));  // no change: one pass
+}
+
 }  // namespace
 }  // namespace ringbloom

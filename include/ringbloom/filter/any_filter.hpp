@@ -130,6 +130,11 @@ class any_filter {
   variant_type filter_;
 };
 
+/// An item's probes (any_filter::explain) as one line of text: "positions
+/// 5,3 (zero: 5)", the zero positions listed once each; with `layered`
+/// (a scalable filter), "layer 0 positions 5,3 (zero: 5); layer 1 ...".
+[[nodiscard]] std::string describe_probes(std::span<const bit_probe> probes, bool layered);
+
 /// A new empty filter. Throws std::invalid_argument unless exactly one of
 /// (capacity and fpr) or (bits and hashes) is given, and for any value a
 /// constructor refuses.

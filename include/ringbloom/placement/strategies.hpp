@@ -183,6 +183,20 @@ struct strategy_comparison {
   std::vector<strategy_result> strategies;
 };
 
+/// The largest comparison check_comparison_size lets through: every strategy
+/// is built for each change and looks up every key in each, so nodes plus
+/// changes (about 3 s and 150 MB over all strategies at the bound) and keys
+/// times changes are bounded.
+inline constexpr std::size_t max_comparison_nodes = 10'000;
+inline constexpr std::uint64_t max_comparison_key_lookups = 20'000'000;
+
+/// Refuses, before any work, a comparison of `nodes` and `changes` over
+/// `keys` keys beyond those bounds, or whose rings (`ring_vnodes` points per
+/// node and change) exceed max_topology_points: std::invalid_argument saying
+/// what to give fewer of. Front ends call it before building keys.
+void check_comparison_size(std::size_t nodes, std::size_t changes, std::uint64_t keys,
+                           std::uint32_t ring_vnodes);
+
 /// Measures each strategy of `names` on `keys`, from `nodes` through
 /// `changes`. Lookup time is measured only when `time_lookups` (it varies
 /// from run to run). Throws std::invalid_argument for an unknown strategy,
