@@ -25,6 +25,7 @@
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/checkpoint.hpp"
 #include "ringbloom/io/file_io.hpp"
+#include "ringbloom/io/file_patch.hpp"
 #include "ringbloom/io/format.hpp"
 #include "ringbloom/io/line_reader.hpp"
 #include "ringbloom/io/mapped_file.hpp"

@@ -266,7 +266,7 @@ TEST(CuckooSizing, MemoryAfterPredictsTheGrowthOfFullSubFilters) {
   EXPECT_EQ(f.memory_bytes_after(0), one);
   EXPECT_EQ(f.memory_bytes_after(f.slots()), one);
   const std::uint64_t two = f.memory_bytes_after(f.slots() + 1);
-  EXPECT_EQ(two, one + cuckoo_filter::sub_filter_bytes(1024, o) + 7);
+  EXPECT_EQ(two, one + cuckoo_filter::sub_filter_bytes(1024, o) + cuckoo_filter::slack_bytes(o));
   EXPECT_EQ(f.memory_bytes_after(3 * f.slots()), two);  // 1024 + 2048 slots
   EXPECT_GT(f.memory_bytes_after(3 * f.slots() + 1), two);
   // Filling the filter until it grows reaches the predicted size.

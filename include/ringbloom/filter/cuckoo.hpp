@@ -136,7 +136,7 @@ class cuckoo_filter {
                                                         std::size_t index) noexcept;
   /// Packed bytes of the slots of a sub-filter of `buckets` buckets:
   /// ceil(buckets x bucket_size x fingerprint_bits / 8) (memory_bytes() adds
-  /// 7 bytes of slack to each).
+  /// slack_bytes() to each).
   [[nodiscard]] static std::uint64_t sub_filter_bytes(std::uint64_t buckets,
                                                       const options& opts) noexcept;
   /// The memory_bytes() of a new filter of (capacity, opts), without making
