@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "posix_fd.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/io/file_patch.hpp"
 #include "ringbloom/io/memory.hpp"
@@ -22,24 +23,9 @@
 namespace ringbloom::io {
 namespace {
 
-[[noreturn]] void throw_io(const std::string& what, const std::filesystem::path& path) {
-  throw io_error(what + " '" + path.string() + "': " + std::strerror(errno));
-}
-
-// Owns a POSIX file descriptor.
-class fd_guard {
- public:
-  explicit fd_guard(int fd) noexcept : fd_(fd) {}
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  ~fd_guard() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const noexcept { return fd_; }
-
- private:
-  int fd_;
-};
+using detail::fd_guard;
+using detail::lock_fd;
+using detail::throw_io;
 
 // --- kinds of file and the bounds rule -------------------------------------------
 
@@ -242,9 +228,7 @@ void edit_file_locked(const std::filesystem::path& path,
     }
     const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     if (fd.get() < 0) throw_io("cannot open", path);
-    while (::flock(fd.get(), LOCK_EX) != 0) {
-      if (errno != EINTR) throw_io("cannot lock", path);
-    }
+    lock_fd(fd.get(), LOCK_EX, path);
     // Another updater may have replaced the file while we waited for the
     // lock: then our descriptor holds the old inode. Start over on the new.
     struct stat held {};

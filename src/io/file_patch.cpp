@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "posix_fd.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/file_io.hpp"
@@ -34,32 +35,12 @@
 namespace ringbloom::io {
 namespace {
 
+using detail::fd_guard;
+using detail::lock_fd;
+using detail::throw_io;
+
 constexpr std::array<unsigned char, 8> journal_magic{0x89, 'R', 'B', 'J', '\r', '\n', 0x1a, '\n'};
 constexpr std::size_t journal_head = 40;
-
-[[noreturn]] void throw_io(const std::string& what, const std::filesystem::path& path) {
-  throw io_error(what + " '" + path.string() + "': " + std::strerror(errno));
-}
-
-class fd_guard {
- public:
-  explicit fd_guard(int fd) noexcept : fd_(fd) {}
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  ~fd_guard() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const noexcept { return fd_; }
-
- private:
-  int fd_;
-};
-
-void lock(int fd, int how, const std::filesystem::path& path) {
-  while (::flock(fd, how) != 0) {
-    if (errno != EINTR) throw_io("cannot lock", path);
-  }
-}
 
 void read_at(int fd, std::uint64_t offset, void* out, std::size_t n,
              const std::filesystem::path& path) {
@@ -116,7 +97,7 @@ int open_locked(const std::filesystem::path& path, int flags, int how) {
     const int fd = ::open(path.c_str(), flags | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw_io(flags == O_RDONLY ? "cannot open" : "cannot open for writing", path);
     try {
-      lock(fd, how, path);
+      lock_fd(fd, how, path);
       struct stat held {};
       struct stat current {};
       if (::fstat(fd, &held) != 0) throw_io("cannot inspect", path);
