@@ -715,7 +715,8 @@ windowed_bloom_filter windowed_bloom_filter::deserialize(std::string_view bytes)
           std::uint64_t bits =
               io::load_le<std::uint64_t>(body + 8 * (b * sb_words + s * seg_words + w));
           while (bits != 0) {
-            const auto pos = static_cast<std::uint32_t>(64 * w + std::countr_zero(bits));
+            const auto pos =
+                static_cast<std::uint32_t>(64 * w + static_cast<unsigned>(std::countr_zero(bits)));
             sb[nibble_word(pos)] |= std::uint64_t{1} << (nibble_shift(pos) + s);
             bits &= bits - 1;
           }

@@ -169,9 +169,10 @@ void tdigest::compress() {
     using detail::from_sort_key;
     using detail::sort_key;
     std::vector<std::uint64_t> keys(buffered);
-    for (std::size_t i = 0; i < buffered; ++i) keys[i] = sort_key(buffer[i].mean);
+    for (std::size_t i = 0; i < buffered; ++i) keys[i] = sort_key(nodes_[merged_nodes_ + i].mean);
     detail::radix_sort(keys);
-    for (std::size_t i = 0; i < buffered; ++i) buffer[i] = {from_sort_key(keys[i]), 1};
+    for (std::size_t i = 0; i < buffered; ++i)
+      nodes_[merged_nodes_ + i] = {from_sort_key(keys[i]), 1};
   } else {
     std::sort(buffer, nodes_.end(), by_mean);
   }
