@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "bloom_cli_checks.hpp"
 #include "support/cli_run.hpp"
 
 namespace ringbloom {
@@ -43,33 +44,10 @@ using ::testing::StartsWith;
 
 // --- helpers -------------------------------------------------------------------
 
-cli_result bloom(std::vector<std::string> args, const std::string& stdin_text = {}) {
-  args.insert(args.begin(), "bloom");
-  return run_cli(args, stdin_text);
-}
-
-std::string describe(const cli_result& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
-/// Runs a command that must succeed (exit `code`) and returns its result.
-cli_result expect_exit(int code, std::vector<std::string> args, const std::string& in = {}) {
-  cli_result r = bloom(std::move(args), in);
-  EXPECT_EQ(r.exit_code, code) << describe(r);
-  return r;
-}
-
-/// Runs a command that must fail with `code`, printing one error line in the
-/// house format that contains `needle`.
-void expect_error(int code, std::vector<std::string> args, const std::string& needle,
-                  const std::string& in = {}) {
-  const cli_result r = bloom(std::move(args), in);
-  EXPECT_EQ(r.exit_code, code) << describe(r);
-  EXPECT_THAT(r.err, StartsWith("ringbloom: error: ")) << describe(r);
-  EXPECT_THAT(r.err, HasSubstr(needle)) << describe(r);
-  EXPECT_THAT(r.err, HasSubstr(";")) << "errors say what to do: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
+using test::bloom;
+using test::describe;
+using test::expect_error;
+using test::expect_exit;
 
 json parse_json(const std::string& text) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bloom_cli_checks.hpp"
 #include "ringbloom/filter/windowed_file.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "support/cli_run.hpp"
@@ -28,31 +29,10 @@ using test::temp_dir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-cli_result bloom(std::vector<std::string> args, const std::string& in = {}) {
-  args.insert(args.begin(), "bloom");
-  return test::run_cli(args, in);
-}
-
-std::string describe(const cli_result& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
-cli_result expect_exit(int code, std::vector<std::string> args, const std::string& in = {}) {
-  cli_result r = bloom(std::move(args), in);
-  EXPECT_EQ(r.exit_code, code) << describe(r);
-  return r;
-}
-
-/// A refusal in the house format: one line, naming `needle`, saying what to do.
-void expect_error(int code, std::vector<std::string> args, const std::string& needle,
-                  const std::string& in = {}) {
-  const cli_result r = bloom(std::move(args), in);
-  EXPECT_EQ(r.exit_code, code) << describe(r);
-  EXPECT_THAT(r.err, StartsWith("ringbloom: error: ")) << describe(r);
-  EXPECT_THAT(r.err, HasSubstr(needle)) << describe(r);
-  EXPECT_THAT(r.err, HasSubstr(";")) << "errors say what to do: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
+using test::bloom;
+using test::describe;
+using test::expect_error;
+using test::expect_exit;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
