@@ -78,6 +78,10 @@ void print_any_json(const Json& doc) {
 void print_json(const nlohmann::json& doc) { print_any_json(doc); }
 void print_json(const nlohmann::ordered_json& doc) { print_any_json(doc); }
 
+std::string count_of(std::uint64_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 std::string json_line(const nlohmann::json& doc) {
   return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

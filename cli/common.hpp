@@ -115,6 +115,9 @@ std::uint64_t in_batches(const std::vector<std::string>& args,
 void print_json(const nlohmann::json& doc);
 void print_json(const nlohmann::ordered_json& doc);
 
+/// "1 item", "2 items": a count with its noun, plural by adding "s".
+[[nodiscard]] std::string count_of(std::uint64_t n, std::string_view noun);
+
 /// `doc` as one line of JSON, with bytes that are not UTF-8 as U+FFFD (for
 /// commands that print a document per line).
 [[nodiscard]] std::string json_line(const nlohmann::json& doc);

@@ -405,8 +405,8 @@ void run_add(const add_options& o) {
     print_json(json{{"file", o.file}, {"added", added}, {"items", items_now}});
     return;
   }
-  fmt::print("added {} item{} to {} ({} items in the filter)\n", added, added == 1 ? "" : "s",
-             o.file, items_now);
+  fmt::print("added {} to {} ({} in the filter)\n", count_of(added, "item"), o.file,
+             count_of(items_now, "item"));
 }
 
 void add_add(CLI::App& bloom) {
@@ -774,8 +774,8 @@ void run_remove(const remove_options& o) {
     print_json(json{{"file", o.file}, {"removed", items.size()}, {"items", items_now}});
     return;
   }
-  fmt::print("removed {} item{} from {} ({} items in the filter)\n", items.size(),
-             items.size() == 1 ? "" : "s", o.file, items_now);
+  fmt::print("removed {} from {} ({} in the filter)\n", count_of(items.size(), "item"), o.file,
+             count_of(items_now, "item"));
 }
 
 void add_remove(CLI::App& bloom) {
@@ -896,8 +896,8 @@ void run_add_windowed(const add_options& o) {
                     {"items_in_window", stream.items_in_window()}});
     return;
   }
-  fmt::print("added {} item{} to {} ({} in the window, {} added in all)\n", added,
-             added == 1 ? "" : "s", o.file, stream.items_in_window(), stream.items_added());
+  fmt::print("added {} to {} ({} in the window, {} added in all)\n", count_of(added, "item"),
+             o.file, stream.items_in_window(), stream.items_added());
 }
 
 void run_check_windowed(const check_options& o, context& ctx) {

@@ -132,8 +132,8 @@ void add_add(CLI::App& cuckoo) {
       });
       if (n == 0) items = load_cuckoo(o->file).items();
       if (o->json) return print_json(json{{"file", o->file}, {"added", n}, {"items", items}});
-      fmt::print("added {} item{} to {} ({} items in the filter)\n", n, n == 1 ? "" : "s", o->file,
-                 items);
+      fmt::print("added {} to {} ({} in the filter)\n", count_of(n, "item"), o->file,
+                 count_of(items, "item"));
     });
   });
 }
@@ -194,8 +194,8 @@ void add_remove(CLI::App& cuckoo, context& ctx) {
       if (o->json) {
         return print_json(json{{"file", o->file}, {"removed", removed}, {"items", items}});
       }
-      fmt::print("removed {} item{} from {} ({} items in the filter)\n", removed,
-                 removed == 1 ? "" : "s", o->file, items);
+      fmt::print("removed {} from {} ({} in the filter)\n", count_of(removed, "item"), o->file,
+                 count_of(items, "item"));
     });
   });
 }
@@ -211,10 +211,11 @@ void add_info(CLI::App& cuckoo) {
       if (o->json) return print_json(info_json(o->file, f));
       const auto& s = f.settings();
       fmt::print(
-          "{}: cuckoo filter, bucket size {}, {}-bit fingerprints, {} sub-filter{}, {} items, "
+          "{}: cuckoo filter, bucket size {}, {}-bit fingerprints, {}, {}, "
           "load {:.3f}, expected fpr {:.4g}, {} bytes\n",
-          o->file, s.bucket_size, s.fingerprint_bits, f.sub_filters().size(),
-          f.sub_filters().size() == 1 ? "" : "s", f.items(), f.load_factor(),
+          o->file, s.bucket_size, s.fingerprint_bits,
+          count_of(f.sub_filters().size(), "sub-filter"), count_of(f.items(), "item"),
+          f.load_factor(),
           cuckoo_filter::expected_fpr(s.bucket_size, s.fingerprint_bits, f.load_factor()),
           f.memory_bytes());
     });

@@ -188,8 +188,7 @@ void run_add(const add_options& o) {
   const any_quantile q = load_quantile(o.file);
   const std::uint64_t count = std::visit([](const auto& s) { return s.count(); }, q);
   if (o.json) return print_json(json{{"file", o.file}, {"added", added}, {"count", count}});
-  fmt::print("added {} value{} to {} ({} in the sketch)\n", added, added == 1 ? "" : "s", o.file,
-             count);
+  fmt::print("added {} to {} ({} in the sketch)\n", count_of(added, "value"), o.file, count);
 }
 
 void add_add(CLI::App& area) {

@@ -178,8 +178,7 @@ void add_hll(CLI::App& app) {
             count = h.count();
           });
       if (o->json) return print_json(json{{"file", o->file}, {"added", n}, {"count", count}});
-      fmt::print("added {} item{} to {} (about {} distinct)\n", n, n == 1 ? "" : "s", o->file,
-                 count);
+      fmt::print("added {} to {} (about {} distinct)\n", count_of(n, "item"), o->file, count);
     });
   }
   {
@@ -247,8 +246,8 @@ void add_hll(CLI::App& app) {
           save_sketch(o->out, u);
         }
         if (o->json) return print_json(hll_json(o->out, u));
-        fmt::print("wrote the union of {} file{} to {} (about {} distinct)\n", o->inputs.size(),
-                   o->inputs.size() == 1 ? "" : "s", o->out, u.count());
+        fmt::print("wrote the union of {} to {} (about {} distinct)\n",
+                   count_of(o->inputs.size(), "file"), o->out, u.count());
       });
     });
   }
@@ -479,7 +478,7 @@ void add_cms(CLI::App& app) {
             total = c.total();
           });
       if (o->json) return print_json(json{{"file", o->file}, {"lines", n}, {"total", total}});
-      fmt::print("counted {} line{} into {} (total {})\n", n, n == 1 ? "" : "s", o->file, total);
+      fmt::print("counted {} into {} (total {})\n", count_of(n, "line"), o->file, total);
     });
   }
   {
