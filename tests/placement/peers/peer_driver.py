@@ -222,6 +222,21 @@ http {{
 
 
 # ------------------------------------------------------------------- haproxy
+def start_haproxy(conf, ports, tmp, procs):
+    """Writes `conf` to TMP/haproxy.cfg, starts haproxy on it and waits until
+    every one of `ports` answers; a failure names haproxy's last log lines."""
+    path = os.path.join(tmp, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write(conf)
+    log = os.path.join(tmp, "haproxy.out")
+    proc = procs.start(["haproxy", "-db", "-f", path], log)
+    try:
+        for p in ports:
+            wait_port(p, proc, "haproxy")
+    except PeerError as e:
+        raise PeerError(f"{e}: {log_tail(log)}")
+
+
 def run_haproxy_raw(spec, keys, tmp, procs):
     """spec: {"raw": TEXT, "ports": N, "by": "header"|"uri"|"source"}: TEXT is
     the test's own defaults and `backend b` sections, with {PORT0}..{PORTn-1}
@@ -248,17 +263,7 @@ frontend front
   default_backend b
 {answering}{text}
 """
-    path = os.path.join(tmp, "haproxy.cfg")
-    with open(path, "w") as f:
-        f.write(conf)
-    log = os.path.join(tmp, "haproxy.out")
-    proc = procs.start(["haproxy", "-db", "-f", path], log)
-    try:
-        wait_port(front, proc, "haproxy")
-        for p in backs:
-            wait_port(p, proc, "haproxy")
-    except PeerError as e:
-        raise PeerError(f"{e}: {log_tail(log)}")
+    start_haproxy(conf, ports, tmp, procs)
     return {"servers": [], "config": text}, ask_http(front, keys, by=spec.get("by", "header"))
 
 
@@ -295,17 +300,7 @@ backend b
 {chr(10).join(srv_lines)}
 {chr(10).join(fronts)}
 """
-    path = os.path.join(tmp, "haproxy.cfg")
-    with open(path, "w") as f:
-        f.write(conf)
-    log = os.path.join(tmp, "haproxy.out")
-    proc = procs.start(["haproxy", "-db", "-f", path], log)
-    try:
-        wait_port(front, proc, "haproxy")
-        for p in backs:
-            wait_port(p, proc, "haproxy")
-    except PeerError as e:
-        raise PeerError(f"{e}: {log_tail(log)}")
+    start_haproxy(conf, ports, tmp, procs)
     return {"servers": [s["name"] for s in servers], "config": conf}, ask_http(front, keys)
 
 
