@@ -24,7 +24,7 @@ namespace ringbloom::io {
 namespace {
 
 using detail::fd_guard;
-using detail::lock_fd;
+using detail::open_locked;
 using detail::throw_io;
 
 // --- kinds of file and the bounds rule -------------------------------------------
@@ -218,40 +218,30 @@ void edit_file_locked(const std::filesystem::path& path,
 
 void edit_file_locked(const std::filesystem::path& path,
                       const std::function<void(std::string& content)>& edit, std::string& buffer) {
-  for (;;) {
-    // Only a regular file can be updated in place (see write_file_atomic).
-    const mode_t mode = mode_of(path, "cannot open");
-    if (!S_ISREG(mode)) {
-      refuse_kind(path, S_ISFIFO(mode) ? "is a pipe, which cannot be updated in place; give the "
-                                         "path of a regular file"
-                                       : refusal_for(mode));
-    }
-    const fd_guard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (fd.get() < 0) throw_io("cannot open", path);
-    lock_fd(fd.get(), LOCK_EX, path);
-    // Another updater may have replaced the file while we waited for the
-    // lock: then our descriptor holds the old inode. Start over on the new.
-    struct stat held {};
-    struct stat current {};
-    if (::fstat(fd.get(), &held) != 0) throw_io("cannot inspect", path);
-    if (::stat(path.c_str(), &current) != 0) {
-      if (errno == ENOENT) throw_io("cannot update", path);
-      throw_io("cannot inspect", path);
-    }
-    if (held.st_dev != current.st_dev || held.st_ino != current.st_ino) continue;
-    if (!S_ISREG(held.st_mode)) refuse_kind(path, refusal_for(held.st_mode));
-    // An update patched in place and interrupted is completed first.
-    detail::complete_interrupted_patch(path, fd.get());
-    if (::fstat(fd.get(), &held) != 0) throw_io("cannot inspect", path);
-    // The old bytes and the new ones are held at once.
-    const read_cap cap = cap_for(no_size_limit, false);
-    check_size(path, static_cast<std::uint64_t>(held.st_size), cap, 2);
-    read_all_into(fd.get(), path, cap, false, pipe_wait, static_cast<std::size_t>(held.st_size),
-                  buffer);
-    edit(buffer);
-    write_file_atomic(path, buffer);
-    return;  // closing the descriptor releases the lock
+  // Only a regular file can be updated in place (see write_file_atomic).
+  const mode_t mode = mode_of(path, "cannot open");
+  if (!S_ISREG(mode)) {
+    refuse_kind(path, S_ISFIFO(mode) ? "is a pipe, which cannot be updated in place; give the "
+                                       "path of a regular file"
+                                     : refusal_for(mode));
   }
+  // Another updater may replace the file while we wait for the lock:
+  // open_locked then opens the new one.
+  const fd_guard fd(open_locked(path, O_RDONLY, LOCK_EX));
+  struct stat held {};
+  if (::fstat(fd.get(), &held) != 0) throw_io("cannot inspect", path);
+  if (!S_ISREG(held.st_mode)) refuse_kind(path, refusal_for(held.st_mode));
+  // An update patched in place and interrupted is completed first.
+  detail::complete_interrupted_patch(path, fd.get());
+  if (::fstat(fd.get(), &held) != 0) throw_io("cannot inspect", path);
+  // The old bytes and the new ones are held at once.
+  const read_cap cap = cap_for(no_size_limit, false);
+  check_size(path, static_cast<std::uint64_t>(held.st_size), cap, 2);
+  read_all_into(fd.get(), path, cap, false, pipe_wait, static_cast<std::size_t>(held.st_size),
+                buffer);
+  edit(buffer);
+  write_file_atomic(path, buffer);
+  // fd_guard closes the descriptor, which releases the lock.
 }
 
 }  // namespace ringbloom::io

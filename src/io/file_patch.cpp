@@ -36,7 +36,7 @@ namespace ringbloom::io {
 namespace {
 
 using detail::fd_guard;
-using detail::lock_fd;
+using detail::open_locked;
 using detail::throw_io;
 
 constexpr std::array<unsigned char, 8> journal_magic{0x89, 'R', 'B', 'J', '\r', '\n', 0x1a, '\n'};
@@ -83,32 +83,6 @@ void flush_directory_of(const std::filesystem::path& path) {
   const auto dir = parent.empty() ? std::filesystem::path(".") : parent;
   const fd_guard fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0 || ::fsync(fd.get()) != 0) throw_io("cannot flush directory", dir);
-}
-
-bool same_file(const struct stat& a, const struct stat& b) noexcept {
-  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-// Opens `path` and locks it (`how`), retrying when a rename replaced the file
-// while we waited for the lock, so the descriptor returned is the file now
-// at `path`.
-int open_locked(const std::filesystem::path& path, int flags, int how) {
-  for (;;) {
-    const int fd = ::open(path.c_str(), flags | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) throw_io(flags == O_RDONLY ? "cannot open" : "cannot open for writing", path);
-    try {
-      lock_fd(fd, how, path);
-      struct stat held {};
-      struct stat current {};
-      if (::fstat(fd, &held) != 0) throw_io("cannot inspect", path);
-      if (::stat(path.c_str(), &current) != 0) throw_io("cannot inspect", path);
-      if (same_file(held, current)) return fd;
-    } catch (...) {
-      ::close(fd);
-      throw;
-    }
-    ::close(fd);
-  }
 }
 
 struct journal_range {
