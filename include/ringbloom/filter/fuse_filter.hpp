@@ -1,41 +1,62 @@
-// ringbloom/filter/fuse_filter.hpp: static binary fuse filters (fuse8, fuse16)
-// for sets that never change once written, such as a filter per SSTable.
+// ringbloom/filter/fuse_filter.hpp: static binary fuse filters (fuse8,
+// fuse16, and the smaller 4-wise fuse8-4wise) for sets that never change once
+// written, such as a filter per SSTable.
 //
 // What it is: a binary fuse filter (Graf and Lemire, "Binary Fuse Filters:
 // Fast and Smaller Than Xor Filters", ACM JEA 27, 2022) stores one
-// fingerprint of F bits per slot in an array of about 1.125 n slots, built
-// from the whole key set at once, such that for every key x
+// fingerprint of F bits per slot in an array built from the whole key set at
+// once, such that for every key x
 //
-//     fingerprint(x) == A[h0(x)] ^ A[h1(x)] ^ A[h2(x)],
+//     fingerprint(x) == A[h0(x)] ^ A[h1(x)] ^ ... ^ A[h(k-1)(x)],
 //
-// where h0, h1, h2 fall in three consecutive segments of the array. A
-// lookup reads three slots and compares; a key never added matches with
-// probability 2^-F: 0.39% for fuse8 (F = 8) at about 9.0 bits per key, and
-// 0.0015% for fuse16 at about 18 bits per key, where a Bloom filter needs 10
-// bits per key for 1%.
+// where the k = Arity slots fall in k consecutive segments of the array. A
+// lookup reads k slots and compares; a key never added matches with
+// probability 2^-F whatever the arity.
+//
+//   kind          arity  F   slots per key (large n)  bits per key  rate
+//   fuse8         3      8   1.125                    about 9.0     0.39%
+//   fuse16        3      16  1.125                    about 18.1    0.0015%
+//   fuse8-4wise   4      8   1.075                    about 8.6     0.39%
+//
+// A Bloom filter needs 10 bits per key for 1%.
 //
 // When to use it: the key set is known in full before the first lookup and
 // never changes. Adding to a built filter is an error (add() throws and says
 // to rebuild from the whole set, or to use a Bloom filter). Use
-// blocked_bloom_filter for sets that grow.
+// blocked_bloom_filter for sets that grow. Between the static kinds:
+// fuse8-4wise (fuse8_4wise_filter) is about 4.5% smaller than fuse8 at the
+// same rate, and pays for it with a fourth memory read per lookup and a
+// slower build (docs/performance.md has the figures of both against
+// fastfilter_cpp); choose it when the bytes matter more than the last few
+// nanoseconds, fuse8 otherwise, fuse16 for a rate 256 times lower.
+//
+// Construction: build() hashes every key, then peels (fuse_filter.cpp): a
+// few linear passes over the keys and the slots, about 23 bytes of memory per
+// key beside the key hashes and the result (13 per slot, 9 per key), and a
+// few tens of nanoseconds per key. A try fails
+// when the keys' slots do not peel; it is retried with the next build seed
+// (rarely needed for distinct keys; equal keys make every try fail, so after
+// a first failure the keys are deduplicated). After 1000 failed tries
+// build() throws std::runtime_error, which distinct keys never reach.
 //
 // Guarantees: no false negatives for any key that was in the build set
 // (duplicates are allowed and counted once); the false-positive rate of
 // never-added keys is 2^-F up to sampling (tests/filter/fuse_filter_test.cpp
 // checks it within 10% of the formula). build() is deterministic for a given
-// key set and seed. The segment and size rules follow the paper; the hashing
+// key set and seed. The segment and size rules follow the paper and Graf and
+// Lemire's reference code (fastfilter_cpp) for arity 3 and 4; the hashing
 // (XXH3-64 of the item, then the build seed mixed in) is ringbloom's.
 //
 // Files: filter_file.hpp saves, loads and memory-maps fuse filters as the
-// kinds fuse8 and fuse16 of the filter file format (docs/format.md); a mapped
-// filter reads its fingerprints from the page cache (from_parts with a
-// keepalive), without a copy.
+// kinds fuse8, fuse16 and fuse8-4wise of the filter file format
+// (docs/format.md); a mapped filter reads its fingerprints from the page
+// cache (from_parts with a keepalive), without a copy.
 //
 // Example:
 //
 //   #include <ringbloom/filter/fuse_filter.hpp>
 //   std::vector<std::string_view> keys = {"anna", "bora"};
-//   auto f = ringbloom::fuse8_filter::build(keys);
+//   auto f = ringbloom::fuse8_filter::build(keys);   // or fuse8_4wise_filter
 //   f.may_contain("anna");   // true
 //   f.may_contain("cem");    // false, except with probability 1/256
 #pragma once
@@ -50,13 +71,17 @@
 
 namespace ringbloom {
 
-template <class Fingerprint>
+/// Fingerprint: std::uint8_t or std::uint16_t. Arity: the slots per key, 3
+/// (the paper's main variant) or 4 (smaller, one more read per lookup).
+template <class Fingerprint, unsigned Arity = 3>
 class binary_fuse_filter {
  public:
   static_assert(sizeof(Fingerprint) == 1 || sizeof(Fingerprint) == 2,
                 "fuse filters have 8- or 16-bit fingerprints");
+  static_assert(Arity == 3 || Arity == 4, "fuse filters have 3 or 4 slots per key");
   using fingerprint_type = Fingerprint;
   static constexpr unsigned fingerprint_bits = 8 * sizeof(Fingerprint);
+  static constexpr unsigned arity = Arity;
 
   /// The filter of `items` (duplicates allowed). `seed` selects the item
   /// hash (XXH3-64 with that seed). Throws std::length_error for more than
@@ -90,8 +115,9 @@ class binary_fuse_filter {
   /// `keepalive` alive; without, they are copied. Throws
   /// std::invalid_argument naming the field when the geometry is not one a
   /// lookup can trust: the segment length a power of two in 4..2^18, the
-  /// slots a multiple of it and at least three segments, at most 2^32 items
-  /// and no more items than slots. Every lookup then stays inside the array.
+  /// slots a multiple of it, at least Arity segments and below 2^32, at most
+  /// 2^32 items and no more items than slots. Every lookup then stays inside
+  /// the array.
   [[nodiscard]] static binary_fuse_filter from_parts(const parts& p,
                                                      std::shared_ptr<const void> keepalive = {});
   [[nodiscard]] parts to_parts() const noexcept {
@@ -106,19 +132,24 @@ class binary_fuse_filter {
   }
   [[nodiscard]] bool may_contain_hash(std::uint64_t key_hash) const noexcept {
     const std::uint64_t h = mixed(key_hash);
-    const slots3 s = slots_of(h);
+    const slot_array s = slots_of(h);
     const Fingerprint* a = fingerprints_.data();
-    return static_cast<Fingerprint>(a[s.h0] ^ a[s.h1] ^ a[s.h2]) == fingerprint_of(h);
+    auto x = static_cast<Fingerprint>(a[s[0]] ^ a[s[1]] ^ a[s[2]]);
+    if constexpr (Arity == 4) x = static_cast<Fingerprint>(x ^ a[s[3]]);
+    return x == fingerprint_of(h);
   }
 
   /// Always throws std::logic_error: a fuse filter cannot take a key after
   /// it is built.
   [[noreturn]] void add(std::string_view item);
 
-  /// The item's three slots, in order h0, h1, h2.
-  [[nodiscard]] std::array<std::uint64_t, 3> slots_of_item(std::string_view item) const noexcept {
-    const slots3 s = slots_of(mixed(item_hash(item)));
-    return {s.h0, s.h1, s.h2};
+  /// The item's Arity slots, in order h0, h1, ...
+  [[nodiscard]] std::array<std::uint64_t, Arity> slots_of_item(
+      std::string_view item) const noexcept {
+    const slot_array s = slots_of(mixed(item_hash(item)));
+    std::array<std::uint64_t, Arity> out{};
+    std::copy(s.begin(), s.end(), out.begin());
+    return out;
   }
   [[nodiscard]] std::uint64_t build_seed() const noexcept { return build_seed_; }
 
@@ -144,21 +175,28 @@ class binary_fuse_filter {
 
  private:
   binary_fuse_filter() = default;
-  struct slots3 {
-    std::uint32_t h0, h1, h2;
-  };
+  using slot_array = std::array<std::uint32_t, Arity>;
   /// h0 anywhere in the first segment_count segments (Lemire's
-  /// multiply-shift range reduction), h1 and h2 in the next two segments,
-  /// at positions scrambled within their segment by other bits of h.
-  [[nodiscard]] slots3 slots_of(std::uint64_t h) const noexcept {
+  /// multiply-shift range reduction, from the top bits of h), each next slot
+  /// in the next segment, at a position scrambled within it by other bits of
+  /// h: bits 18.. for h1, bits 0.. for h2 (at most 18 of each: L <= 2^18).
+  /// The fourth slot takes the top bits of h times 2^64 / golden ratio,
+  /// which depend on every bit of h: plain top bits of h would repeat h0's
+  /// own position within its segment (h0 is made of them), and h has no
+  /// 18 bits left that h0, h1 and h2 do not use.
+  [[nodiscard]] slot_array slots_of(std::uint64_t h) const noexcept {
     __extension__ using uint128 = unsigned __int128;
     const auto h0 =
         static_cast<std::uint32_t>((static_cast<uint128>(h) * segment_count_length_) >> 64);
-    std::uint32_t h1 = h0 + segment_length_;
-    std::uint32_t h2 = h1 + segment_length_;
-    h1 ^= static_cast<std::uint32_t>(h >> 18) & segment_mask_;
-    h2 ^= static_cast<std::uint32_t>(h) & segment_mask_;
-    return {h0, h1, h2};
+    slot_array s;
+    s[0] = h0;
+    s[1] = (h0 + segment_length_) ^ (static_cast<std::uint32_t>(h >> 18) & segment_mask_);
+    s[2] = (h0 + 2 * segment_length_) ^ (static_cast<std::uint32_t>(h) & segment_mask_);
+    if constexpr (Arity == 4) {
+      const auto scramble = static_cast<std::uint32_t>((h * 0x9e3779b97f4a7c15ULL) >> 46);
+      s[3] = (h0 + 3 * segment_length_) ^ (scramble & segment_mask_);
+    }
+    return s;
   }
   /// MurmurHash3's 64-bit finaliser (Appleby) of key_hash + build seed: a
   /// bijection, so distinct key hashes stay distinct for every build seed.
@@ -196,8 +234,11 @@ class binary_fuse_filter {
 
 using fuse8_filter = binary_fuse_filter<std::uint8_t>;
 using fuse16_filter = binary_fuse_filter<std::uint16_t>;
+/// The 4-wise variant with 8-bit fingerprints: about 8.6 bits per key.
+using fuse8_4wise_filter = binary_fuse_filter<std::uint8_t, 4>;
 
 extern template class binary_fuse_filter<std::uint8_t>;
 extern template class binary_fuse_filter<std::uint16_t>;
+extern template class binary_fuse_filter<std::uint8_t, 4>;
 
 }  // namespace ringbloom
