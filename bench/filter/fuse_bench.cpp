@@ -1,6 +1,7 @@
-// fuse_bench: ringbloom's binary fuse 8 filter against fastfilter_cpp's
-// (Graf and Lemire's reference C++), on the same 64-bit keys: build time per
-// key, lookups one at a time (members and strangers), bits per key and the
+// fuse_bench: ringbloom's binary fuse 8 filters (3-wise fuse8 and 4-wise
+// fuse8-4wise) against fastfilter_cpp's 3-wise and 4-wise ones (Graf and
+// Lemire's reference C++), on the same 64-bit keys: build time per key,
+// lookups one at a time (members and strangers), bits per key and the
 // measured false-positive rate. CPU time of this thread, best of 3.
 //
 //   cmake --preset bench [-DRINGBLOOM_FASTFILTER_INCLUDE=/path/to/fastfilter_cpp/src]
@@ -30,6 +31,7 @@
 
 #ifdef RINGBLOOM_HAVE_FASTFILTER
 #include "xorfilter/3wise_xor_binary_fuse_filter_lowmem.h"
+#include "xorfilter/4wise_xor_binary_fuse_filter_lowmem.h"
 #endif
 
 namespace {
@@ -100,6 +102,37 @@ void print(std::size_t n, std::string_view name, const result& r) {
   std::fflush(stdout);
 }
 
+/// One of ours, built from the key hashes and queried by hash.
+template <class Filter>
+result measure_ours(const std::vector<std::uint64_t>& members,
+                    const std::vector<std::uint64_t>& strangers) {
+  return measure(
+      members, strangers,
+      [](const std::vector<std::uint64_t>& keys, double& bits) {
+        auto f = Filter::build_from_hashes(keys);
+        bits = f.bits_per_item();
+        return f;
+      },
+      [](const Filter& f, std::uint64_t k) { return f.may_contain_hash(k); });
+}
+
+#ifdef RINGBLOOM_HAVE_FASTFILTER
+/// One of fastfilter_cpp's, through its own API; `ok` is its Status Ok.
+template <class Peer, auto ok>
+result measure_peer(const std::vector<std::uint64_t>& members,
+                    const std::vector<std::uint64_t>& strangers) {
+  return measure(
+      members, strangers,
+      [](const std::vector<std::uint64_t>& keys, double& bits) {
+        auto f = std::make_unique<Peer>(keys.size());
+        f->AddAll(keys, 0, keys.size());
+        bits = 8.0 * static_cast<double>(f->SizeInBytes()) / static_cast<double>(keys.size());
+        return f;
+      },
+      [](const std::unique_ptr<Peer>& f, std::uint64_t k) { return f->Contain(k) == ok; });
+}
+#endif
+
 std::vector<std::size_t> parse_keys(int argc, char** argv) {
   std::vector<std::size_t> sizes = {1000000, 10000000};
   for (int i = 1; i + 1 < argc; ++i) {
@@ -136,32 +169,18 @@ int main(int argc, char** argv) {
   for (const std::size_t n : parse_keys(argc, argv)) {
     const auto members = make_keys(n, 42, false);
     const auto strangers = make_keys(std::min<std::size_t>(n, 10000000), 43, true);
-    print(n, "ringbloom fuse8",
-          measure(
-              members, strangers,
-              [](const std::vector<std::uint64_t>& keys, double& bits) {
-                auto f = ringbloom::fuse8_filter::build_from_hashes(keys);
-                bits = f.bits_per_item();
-                return f;
-              },
-              [](const ringbloom::fuse8_filter& f, std::uint64_t k) {
-                return f.may_contain_hash(k);
-              }));
+    print(n, "ringbloom fuse8", measure_ours<ringbloom::fuse8_filter>(members, strangers));
+    print(n, "ringbloom fuse8-4wise",
+          measure_ours<ringbloom::fuse8_4wise_filter>(members, strangers));
 #ifdef RINGBLOOM_HAVE_FASTFILTER
-    using peer = xorbinaryfusefilter_lowmem::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>;
+    namespace three = xorbinaryfusefilter_lowmem;
+    namespace four = xorbinaryfusefilter_lowmem4wise;
     print(n, "fastfilter_cpp binary fuse 8",
-          measure(
-              members, strangers,
-              [](const std::vector<std::uint64_t>& keys, double& bits) {
-                auto f = std::make_unique<peer>(keys.size());
-                f->AddAll(keys, 0, keys.size());
-                bits =
-                    8.0 * static_cast<double>(f->SizeInBytes()) / static_cast<double>(keys.size());
-                return f;
-              },
-              [](const std::unique_ptr<peer>& f, std::uint64_t k) {
-                return f->Contain(k) == xorbinaryfusefilter_lowmem::Ok;
-              }));
+          measure_peer<three::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>, three::Ok>(
+              members, strangers));
+    print(n, "fastfilter_cpp 4-wise binary fuse 8",
+          measure_peer<four::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>, four::Ok>(
+              members, strangers));
 #else
     fmt::print(
         "fastfilter_cpp is not built in (configure with -DRINGBLOOM_FASTFILTER_INCLUDE=<its src "

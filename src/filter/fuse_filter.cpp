@@ -103,7 +103,8 @@ void binary_fuse_filter<Fingerprint, Arity>::size_for(std::uint64_t n) {
 template <class Fingerprint, unsigned Arity>
 void binary_fuse_filter<Fingerprint, Arity>::mixed_by_segment(
     std::span<const std::uint64_t> keys, std::vector<std::uint64_t>& out) const {
-  // The keys' mixed hashes, ordered by their top bits. h0 grows with h
+  // The keys' mixed hashes, ordered by the top bits of their spread h (the
+  // mixed hash itself for arity 3). h0 grows with h
   // (multiply-shift), so this order visits the slots' counters front to
   // back: the counting pass then touches a few cache lines at a time instead
   // of Arity random ones per key (the paper's section 5 does the same). One
@@ -120,11 +121,11 @@ void binary_fuse_filter<Fingerprint, Arity>::mixed_by_segment(
   }
   const int shift = 64 - bits;
   std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
-  for (const std::uint64_t key : keys) ++start[(mixed(key) >> shift) + 1];
+  for (const std::uint64_t key : keys) ++start[(spread(mixed(key)).h >> shift) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
   for (const std::uint64_t key : keys) {
-    const std::uint64_t h = mixed(key);
-    out[start[h >> shift]++] = h;
+    const std::uint64_t m = mixed(key);
+    out[start[spread(m).h >> shift]++] = m;
   }
 }
 

@@ -214,14 +214,37 @@ def fuse_geometry(n, arity=3):
     return length, segments * length, (segments + arity - 1) * length
 
 
-def fuse_slots(h, length, count_length, arity=3):
+def fuse_mix(key, build_seed, arity):
+    """The mixed hash m of a key hash: fmix64(key + build seed) for arity 3;
+    for arity 4, q = (key ^ build seed) * C1, then q ^ (q >> 32)."""
+    if arity == 3:
+        return fmix64((key + build_seed) & MASK64)
+    q = ((key ^ build_seed) * 0xFF51AFD7ED558CCD) & MASK64
+    return q ^ (q >> 32)
+
+
+def fuse_spread(m, arity):
+    """(h, extra): m and 0 for arity 3; for arity 4 the low and high 64 bits
+    of the 128-bit product m * C2."""
+    if arity == 3:
+        return m, 0
+    p = m * 0xC4CEB9FE1A85EC53
+    return p & MASK64, p >> 64
+
+
+def fuse_fingerprint(m, arity, bits):
+    h, _ = fuse_spread(m, arity)
+    return (h ^ (h >> 32)) & ((1 << bits) - 1)
+
+
+def fuse_slots(m, length, count_length, arity=3):
+    h, extra = fuse_spread(m, arity)
     h0 = (h * count_length) >> 64
     h1 = (h0 + length) ^ ((h >> 18) & (length - 1))
     h2 = (h0 + 2 * length) ^ (h & (length - 1))
     if arity == 3:
         return [h0, h1, h2]
-    scramble = ((h * 0x9E3779B97F4A7C15) & MASK64) >> 46
-    return [h0, h1, h2, (h0 + 3 * length) ^ (scramble & (length - 1))]
+    return [h0, h1, h2, (h0 + 3 * length) ^ (extra & (length - 1))]
 
 
 def fuse_build(items, bits, seed=0, arity=3):
@@ -231,7 +254,7 @@ def fuse_build(items, bits, seed=0, arity=3):
     length, count_length, size = fuse_geometry(len(keys), arity)
     build_seed = fmix64((seed + 0x9E3779B97F4A7C15) & MASK64)
     while True:
-        hs = [fmix64((k + build_seed) & MASK64) for k in keys]
+        hs = [fuse_mix(k, build_seed, arity) for k in keys]
         at = [set() for _ in range(size)]
         for i, h in enumerate(hs):
             for slot in fuse_slots(h, length, count_length, arity):
@@ -251,10 +274,9 @@ def fuse_build(items, bits, seed=0, arity=3):
             break
         build_seed = fmix64((build_seed + 0x9E3779B97F4A7C15) & MASK64)
     fp = [0] * size
-    mask = (1 << bits) - 1
     for i, slot in reversed(stack):
         h = hs[i]
-        value = (h ^ (h >> 32)) & mask
+        value = fuse_fingerprint(h, arity, bits)
         for other in fuse_slots(h, length, count_length, arity):
             if other != slot:
                 value ^= fp[other]
@@ -263,11 +285,11 @@ def fuse_build(items, bits, seed=0, arity=3):
 
 
 def fuse_contains(item, build_seed, length, count_length, fp, bits, arity=3):
-    h = fmix64((xxh3_64(item.encode()) + build_seed) & MASK64)
+    h = fuse_mix(xxh3_64(item.encode()), build_seed, arity)
     x = 0
     for slot in fuse_slots(h, length, count_length, arity):
         x ^= fp[slot]
-    return x == ((h ^ (h >> 32)) & ((1 << bits) - 1))
+    return x == fuse_fingerprint(h, arity, bits)
 
 
 def fuse_file_bytes(kind, items, bits, version=2, arity=3):

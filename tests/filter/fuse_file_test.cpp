@@ -85,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
     files, fuse_golden,
     ::testing::Values(golden_case{"fuse8_xxh3.rbf", filter_kind::fuse8, 5, 3},
                       golden_case{"fuse16_xxh3.rbf", filter_kind::fuse16, 0, 3},
-                      golden_case{"fuse8_4wise_xxh3.rbf", filter_kind::fuse8_4wise, 4, 4}));
+                      golden_case{"fuse8_4wise_xxh3.rbf", filter_kind::fuse8_4wise, 3, 4}));
 
 template <class Fuse>
 bool is_view(const any_filter& f) {

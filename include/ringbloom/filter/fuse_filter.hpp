@@ -131,12 +131,14 @@ class binary_fuse_filter {
     return may_contain_hash(item_hash(item));
   }
   [[nodiscard]] bool may_contain_hash(std::uint64_t key_hash) const noexcept {
-    const std::uint64_t h = mixed(key_hash);
+    const std::uint64_t h = mixed(key_hash);  // spread() in both calls is one multiply
     const slot_array s = slots_of(h);
     const Fingerprint* a = fingerprints_.data();
-    auto x = static_cast<Fingerprint>(a[s[0]] ^ a[s[1]] ^ a[s[2]]);
-    if constexpr (Arity == 4) x = static_cast<Fingerprint>(x ^ a[s[3]]);
-    return x == fingerprint_of(h);
+    if constexpr (Arity == 4) {
+      return static_cast<Fingerprint>(a[s[0]] ^ a[s[1]] ^ a[s[2]] ^ a[s[3]]) == fingerprint_of(h);
+    } else {
+      return static_cast<Fingerprint>(a[s[0]] ^ a[s[1]] ^ a[s[2]]) == fingerprint_of(h);
+    }
   }
 
   /// Always throws std::logic_error: a fuse filter cannot take a key after
@@ -176,40 +178,81 @@ class binary_fuse_filter {
  private:
   binary_fuse_filter() = default;
   using slot_array = std::array<std::uint32_t, Arity>;
+  __extension__ using uint128 = unsigned __int128;
+
+  /// What slots and fingerprint are made of: the 64 bits h, and for arity 4
+  /// 18 more bits (extra) for the fourth slot.
+  struct spread_hash {
+    std::uint64_t h;
+    std::uint64_t extra;
+  };
+  /// Arity 3: h is the mixed hash itself. Arity 4: the 128-bit product of the
+  /// mixed hash and MurmurHash3's second finaliser constant, h its low half
+  /// and extra its high half. The one multiply both finishes the mix and
+  /// gives the fourth slot bits of its own: h has no 18 bits that h0, h1 and
+  /// h2 do not already use, and h0's position within its segment is made of
+  /// h's top bits, so reusing those would tie h3 to h0.
+  [[nodiscard]] static spread_hash spread(std::uint64_t m) noexcept {
+    if constexpr (Arity == 4) {
+      const uint128 p = static_cast<uint128>(m) * 0xc4ceb9fe1a85ec53ULL;
+      return {static_cast<std::uint64_t>(p), static_cast<std::uint64_t>(p >> 64)};
+    } else {
+      return {m, 0};
+    }
+  }
   /// h0 anywhere in the first segment_count segments (Lemire's
   /// multiply-shift range reduction, from the top bits of h), each next slot
-  /// in the next segment, at a position scrambled within it by other bits of
-  /// h: bits 18.. for h1, bits 0.. for h2 (at most 18 of each: L <= 2^18).
-  /// The fourth slot takes the top bits of h times 2^64 / golden ratio,
-  /// which depend on every bit of h: plain top bits of h would repeat h0's
-  /// own position within its segment (h0 is made of them), and h has no
-  /// 18 bits left that h0, h1 and h2 do not use.
-  [[nodiscard]] slot_array slots_of(std::uint64_t h) const noexcept {
-    __extension__ using uint128 = unsigned __int128;
+  /// in the next segment, at a position scrambled within it by other bits:
+  /// bits 18.. of h for h1, bits 0.. of h for h2, bits 0.. of extra for h3 (at
+  /// most 18 of each: L <= 2^18).
+  [[nodiscard]] slot_array slots_of(std::uint64_t m) const noexcept {
+    const spread_hash x = spread(m);
     const auto h0 =
-        static_cast<std::uint32_t>((static_cast<uint128>(h) * segment_count_length_) >> 64);
-    slot_array s;
-    s[0] = h0;
-    s[1] = (h0 + segment_length_) ^ (static_cast<std::uint32_t>(h >> 18) & segment_mask_);
-    s[2] = (h0 + 2 * segment_length_) ^ (static_cast<std::uint32_t>(h) & segment_mask_);
+        static_cast<std::uint32_t>((static_cast<uint128>(x.h) * segment_count_length_) >> 64);
+    std::uint32_t h1 = h0 + segment_length_;
+    std::uint32_t h2 = h1 + segment_length_;
     if constexpr (Arity == 4) {
-      const auto scramble = static_cast<std::uint32_t>((h * 0x9e3779b97f4a7c15ULL) >> 46);
-      s[3] = (h0 + 3 * segment_length_) ^ (scramble & segment_mask_);
+      const std::uint32_t h3 =
+          (h2 + segment_length_) ^ (static_cast<std::uint32_t>(x.extra) & segment_mask_);
+      h1 ^= static_cast<std::uint32_t>(x.h >> 18) & segment_mask_;
+      h2 ^= static_cast<std::uint32_t>(x.h) & segment_mask_;
+      return {h0, h1, h2, h3};
+    } else {
+      h1 ^= static_cast<std::uint32_t>(x.h >> 18) & segment_mask_;
+      h2 ^= static_cast<std::uint32_t>(x.h) & segment_mask_;
+      return {h0, h1, h2};
     }
-    return s;
   }
-  /// MurmurHash3's 64-bit finaliser (Appleby) of key_hash + build seed: a
-  /// bijection, so distinct key hashes stay distinct for every build seed.
+  /// The key hash with the build seed mixed in, by a bijection, so distinct
+  /// key hashes stay distinct for every build seed.
+  ///
+  /// Arity 3: MurmurHash3's 64-bit finaliser (Appleby) of key_hash + build
+  /// seed. Arity 4: key_hash ^ build seed times the finaliser's first
+  /// constant, one xor-shift, and (in spread) a multiply by its second: two
+  /// multiplies as the finaliser has, one xor-shift where it has three, and
+  /// the fourth slot's bits from the same multiply. A shorter chain is what
+  /// makes the fourth read affordable: with the full finaliser and a multiply
+  /// of its own for the fourth slot, a 4-wise lookup took 1.2-1.3x as long as
+  /// a 3-wise one at 10^5-10^6 keys; with this mix, within 5% of it
+  /// (docs/performance.md). Sequential, 256-spaced and 2^32-spaced key hashes
+  /// still build at the first or second try (tests/filter/fuse_filter_test.cpp).
   [[nodiscard]] std::uint64_t mixed(std::uint64_t key_hash) const noexcept {
-    std::uint64_t h = key_hash + build_seed_;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
+    if constexpr (Arity == 4) {
+      const std::uint64_t q = (key_hash ^ build_seed_) * 0xff51afd7ed558ccdULL;
+      return q ^ (q >> 32);
+    } else {
+      std::uint64_t h = key_hash + build_seed_;
+      h ^= h >> 33;
+      h *= 0xff51afd7ed558ccdULL;
+      h ^= h >> 33;
+      h *= 0xc4ceb9fe1a85ec53ULL;
+      h ^= h >> 33;
+      return h;
+    }
   }
-  [[nodiscard]] static Fingerprint fingerprint_of(std::uint64_t h) noexcept {
+  /// Bits 0.. of h ^ (h >> 32), h of spread(m).
+  [[nodiscard]] static Fingerprint fingerprint_of(std::uint64_t m) noexcept {
+    const std::uint64_t h = spread(m).h;
     return static_cast<Fingerprint>(h ^ (h >> 32));
   }
 
