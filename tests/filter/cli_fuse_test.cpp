@@ -52,17 +52,35 @@ std::string key_lines(const std::string& prefix, int n) {
   return out;
 }
 
-TEST(CliFuse, create_from_a_file_and_from_stdin_then_check_and_info) {
-  temp_dir dir;
+/// `bloom create DIR/KIND.rbf --kind KIND --from keys.txt` of user:0 ..
+/// user:N-1 and user:7 again (a duplicate is counted once); the file's path.
+std::string created_from_user_keys(const temp_dir& dir, const std::string& kind, int n) {
   const std::string keys = dir.file("keys.txt");
   {
     std::ofstream out(keys);
-    out << key_lines("user:", 5000) << "user:7\n";  // a duplicate is counted once
+    out << key_lines("user:", n) << "user:7\n";
   }
-  const std::string f8 = dir.file("f8.rbf");
-  const cli_result made = bloom({"create", f8, "--kind", "fuse8", "--from", keys});
-  ASSERT_EQ(made.exit_code, 0) << describe(made);
-  EXPECT_THAT(made.out, HasSubstr("fuse8 filter of 5000 distinct keys (5001 lines read)"));
+  const std::string file = dir.file(kind + ".rbf");
+  const cli_result made = bloom({"create", file, "--kind", kind, "--from", keys});
+  EXPECT_EQ(made.exit_code, 0) << describe(made);
+  EXPECT_THAT(made.out, HasSubstr(kind + " filter of " + std::to_string(n) + " distinct keys (" +
+                                  std::to_string(n + 1) + " lines read)"));
+  return file;
+}
+
+/// The key hashes of those lines, the duplicate included.
+std::vector<std::uint64_t> user_key_hashes(int n) {
+  std::vector<std::uint64_t> hashes;
+  for (int i = 0; i < n; ++i) {
+    hashes.push_back(fuse8_filter::key_hash("user:" + std::to_string(i), 0));
+  }
+  hashes.push_back(fuse8_filter::key_hash("user:7", 0));
+  return hashes;
+}
+
+TEST(CliFuse, create_from_a_file_and_from_stdin_then_check_and_info) {
+  temp_dir dir;
+  const std::string f8 = created_from_user_keys(dir, "fuse8", 5000);
 
   const std::string f16 = dir.file("f16.rbf");
   const cli_result piped =
@@ -99,25 +117,13 @@ TEST(CliFuse, create_from_a_file_and_from_stdin_then_check_and_info) {
     EXPECT_EQ(info["size_on_disk"], fs::file_size(file));
   }
   // The file is the library's build of the same keys, byte for byte.
-  std::vector<std::uint64_t> hashes;
-  for (int i = 0; i < 5000; ++i) {
-    hashes.push_back(fuse8_filter::key_hash("user:" + std::to_string(i), 0));
-  }
-  hashes.push_back(fuse8_filter::key_hash("user:7", 0));  // the same lines, duplicate included
-  EXPECT_TRUE(io::read_file(f8) == serialize_filter(build_fuse_filter(filter_kind::fuse8, hashes)));
+  EXPECT_TRUE(io::read_file(f8) ==
+              serialize_filter(build_fuse_filter(filter_kind::fuse8, user_key_hashes(5000))));
 }
 
 TEST(CliFuse, the_four_wise_kind_is_created_checked_and_described) {
   temp_dir dir;
-  const std::string keys = dir.file("keys.txt");
-  {
-    std::ofstream out(keys);
-    out << key_lines("user:", 20000) << "user:7\n";  // a duplicate is counted once
-  }
-  const std::string file = dir.file("f4.rbf");
-  const cli_result made = bloom({"create", file, "--kind", "fuse8-4wise", "--from", keys});
-  ASSERT_EQ(made.exit_code, 0) << describe(made);
-  EXPECT_THAT(made.out, HasSubstr("fuse8-4wise filter of 20000 distinct keys (20001 lines read)"));
+  const std::string file = created_from_user_keys(dir, "fuse8-4wise", 20000);
 
   const cli_result all = bloom({"check", file}, key_lines("user:", 20000));
   EXPECT_EQ(all.exit_code, 0) << describe(all);
@@ -149,13 +155,8 @@ TEST(CliFuse, the_four_wise_kind_is_created_checked_and_described) {
   const cli_result text = bloom({"info", file});
   EXPECT_THAT(text.out, HasSubstr("fuse8-4wise"));
 
-  std::vector<std::uint64_t> hashes;
-  for (int i = 0; i < 20000; ++i) {
-    hashes.push_back(fuse8_filter::key_hash("user:" + std::to_string(i), 0));
-  }
-  hashes.push_back(fuse8_filter::key_hash("user:7", 0));
-  EXPECT_TRUE(io::read_file(file) ==
-              serialize_filter(build_fuse_filter(filter_kind::fuse8_4wise, hashes)));
+  EXPECT_TRUE(io::read_file(file) == serialize_filter(build_fuse_filter(filter_kind::fuse8_4wise,
+                                                                        user_key_hashes(20000))));
   expect_error(2, {"add", file, "x"}, "--kind fuse8-4wise --from KEYS.txt");
   const cli_result help = bloom({"create", "--help"});
   EXPECT_THAT(help.out, HasSubstr("fuse8-4wise"));

@@ -240,15 +240,14 @@ class binary_fuse_filter {
     if constexpr (Arity == 4) {
       const std::uint64_t q = (key_hash ^ build_seed_) * 0xff51afd7ed558ccdULL;
       return q ^ (q >> 32);
-    } else {
-      std::uint64_t h = key_hash + build_seed_;
-      h ^= h >> 33;
-      h *= 0xff51afd7ed558ccdULL;
-      h ^= h >> 33;
-      h *= 0xc4ceb9fe1a85ec53ULL;
-      h ^= h >> 33;
-      return h;
     }
+    std::uint64_t h = key_hash + build_seed_;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
   }
   /// Bits 0.. of h ^ (h >> 32), h of spread(m).
   [[nodiscard]] static Fingerprint fingerprint_of(std::uint64_t m) noexcept {
