@@ -319,9 +319,9 @@ fewer bits for the same rate, two cache lines a lookup), "blocked" (the same
 layout placed by a 128-bit hash, for a hash other than xxh3), "classic",
 "counting" or "scalable", all created empty; or a static "fuse8" / "fuse16" /
 "fuse8-4wise" filter built once from its whole key set (BloomFilter.build),
-which takes no change after. Answers "definitely not" (False) or "maybe" (True); never a false
-negative. Items are str (hashed as UTF-8) or bytes: "a" and b"a" are the same
-item. Files are those of the CLI and the C++ library.
+which takes no change after. Answers "definitely not" (False) or "maybe"
+(True); never a false negative. Items are str (hashed as UTF-8) or bytes: "a"
+and b"a" are the same item. Files are those of the CLI and the C++ library.
 
     f = ringbloom.BloomFilter.for_capacity(1_000_000, 0.01)
     f.add("user:42")
