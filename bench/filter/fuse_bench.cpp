@@ -1,7 +1,10 @@
-// fuse_bench: ringbloom's binary fuse 8 filter against fastfilter_cpp's
-// (Graf and Lemire's reference C++), on the same 64-bit keys: build time per
-// key, lookups one at a time (members and strangers), bits per key and the
-// measured false-positive rate. CPU time of this thread, best of 3.
+// fuse_bench: ringbloom's binary fuse 8 filters (3-wise fuse8 and 4-wise
+// fuse8-4wise) against fastfilter_cpp's 3-wise and 4-wise ones (Graf and
+// Lemire's reference C++), on the same 64-bit keys: build time per key,
+// lookups one at a time (members and strangers), bits per key and the
+// measured false-positive rate. CPU time of this thread, best of 5 rounds;
+// each round measures every filter once, in turn, so that a change in the
+// machine's load falls on all of them alike.
 //
 //   cmake --preset bench [-DRINGBLOOM_FASTFILTER_INCLUDE=/path/to/fastfilter_cpp/src]
 //   cmake --build build/bench --target fuse_bench -j2
@@ -17,6 +20,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -30,6 +34,7 @@
 
 #ifdef RINGBLOOM_HAVE_FASTFILTER
 #include "xorfilter/3wise_xor_binary_fuse_filter_lowmem.h"
+#include "xorfilter/4wise_xor_binary_fuse_filter_lowmem.h"
 #endif
 
 namespace {
@@ -60,38 +65,33 @@ struct result {
 
 std::uint64_t checksum = 0;
 
+constexpr int rounds = 5;
+
+/// One round: builds the filter and probes it, keeping the best times in `r`.
 template <class Build, class Contains>
-result measure(const std::vector<std::uint64_t>& members,
-               const std::vector<std::uint64_t>& strangers, Build&& build, Contains&& contains) {
-  result r;
-  for (int rep = 0; rep < 3; ++rep) {
-    double start = cpu_now();
-    auto f = build(members, r.bits);
-    r.build_ns =
-        std::min(r.build_ns, (cpu_now() - start) * 1e9 / static_cast<double>(members.size()));
-    start = cpu_now();
-    std::size_t found = 0;
-    for (const auto k : members) {
+void measure(result& r, const std::vector<std::uint64_t>& members,
+             const std::vector<std::uint64_t>& strangers, Build&& build, Contains&& contains) {
+  const double start = cpu_now();
+  auto f = build(members, r.bits);
+  r.build_ns =
+      std::min(r.build_ns, (cpu_now() - start) * 1e9 / static_cast<double>(members.size()));
+  // Each key looked up one at a time; the CPU time per key and the hits.
+  auto probe = [&](const std::vector<std::uint64_t>& keys, double& best_ns) {
+    const double begin = cpu_now();
+    std::size_t hits = 0;
+    for (const auto k : keys) {
       const bool hit = contains(f, k);
       benchmark::DoNotOptimize(hit);
-      found += hit ? 1 : 0;
+      hits += hit ? 1 : 0;
     }
-    r.positive_ns =
-        std::min(r.positive_ns, (cpu_now() - start) * 1e9 / static_cast<double>(members.size()));
-    if (found != members.size()) throw std::runtime_error("a false negative");
-    start = cpu_now();
-    std::size_t false_positives = 0;
-    for (const auto k : strangers) {
-      const bool hit = contains(f, k);
-      benchmark::DoNotOptimize(hit);
-      false_positives += hit ? 1 : 0;
-    }
-    r.negative_ns =
-        std::min(r.negative_ns, (cpu_now() - start) * 1e9 / static_cast<double>(strangers.size()));
-    r.fpr = static_cast<double>(false_positives) / static_cast<double>(strangers.size());
-    checksum += found + false_positives;
-  }
-  return r;
+    best_ns = std::min(best_ns, (cpu_now() - begin) * 1e9 / static_cast<double>(keys.size()));
+    return hits;
+  };
+  const std::size_t found = probe(members, r.positive_ns);
+  if (found != members.size()) throw std::runtime_error("a false negative");
+  const std::size_t false_positives = probe(strangers, r.negative_ns);
+  r.fpr = static_cast<double>(false_positives) / static_cast<double>(strangers.size());
+  checksum += found + false_positives;
 }
 
 void print(std::size_t n, std::string_view name, const result& r) {
@@ -99,6 +99,37 @@ void print(std::size_t n, std::string_view name, const result& r) {
              n / 1000000, name, r.bits, r.build_ns, r.positive_ns, r.negative_ns, 100 * r.fpr);
   std::fflush(stdout);
 }
+
+/// One of ours, built from the key hashes and queried by hash.
+template <class Filter>
+void measure_ours(result& r, const std::vector<std::uint64_t>& members,
+                  const std::vector<std::uint64_t>& strangers) {
+  measure(
+      r, members, strangers,
+      [](const std::vector<std::uint64_t>& keys, double& bits) {
+        auto f = Filter::build_from_hashes(keys);
+        bits = f.bits_per_item();
+        return f;
+      },
+      [](const Filter& f, std::uint64_t k) { return f.may_contain_hash(k); });
+}
+
+#ifdef RINGBLOOM_HAVE_FASTFILTER
+/// One of fastfilter_cpp's, through its own API; `ok` is its Status Ok.
+template <class Peer, auto ok>
+void measure_peer(result& r, const std::vector<std::uint64_t>& members,
+                  const std::vector<std::uint64_t>& strangers) {
+  measure(
+      r, members, strangers,
+      [](const std::vector<std::uint64_t>& keys, double& bits) {
+        auto f = std::make_unique<Peer>(keys.size());
+        f->AddAll(keys, 0, keys.size());
+        bits = 8.0 * static_cast<double>(f->SizeInBytes()) / static_cast<double>(keys.size());
+        return f;
+      },
+      [](const std::unique_ptr<Peer>& f, std::uint64_t k) { return f->Contain(k) == ok; });
+}
+#endif
 
 std::vector<std::size_t> parse_keys(int argc, char** argv) {
   std::vector<std::size_t> sizes = {1000000, 10000000};
@@ -136,32 +167,29 @@ int main(int argc, char** argv) {
   for (const std::size_t n : parse_keys(argc, argv)) {
     const auto members = make_keys(n, 42, false);
     const auto strangers = make_keys(std::min<std::size_t>(n, 10000000), 43, true);
-    print(n, "ringbloom fuse8",
-          measure(
-              members, strangers,
-              [](const std::vector<std::uint64_t>& keys, double& bits) {
-                auto f = ringbloom::fuse8_filter::build_from_hashes(keys);
-                bits = f.bits_per_item();
-                return f;
-              },
-              [](const ringbloom::fuse8_filter& f, std::uint64_t k) {
-                return f.may_contain_hash(k);
-              }));
 #ifdef RINGBLOOM_HAVE_FASTFILTER
-    using peer = xorbinaryfusefilter_lowmem::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>;
-    print(n, "fastfilter_cpp binary fuse 8",
-          measure(
-              members, strangers,
-              [](const std::vector<std::uint64_t>& keys, double& bits) {
-                auto f = std::make_unique<peer>(keys.size());
-                f->AddAll(keys, 0, keys.size());
-                bits =
-                    8.0 * static_cast<double>(f->SizeInBytes()) / static_cast<double>(keys.size());
-                return f;
-              },
-              [](const std::unique_ptr<peer>& f, std::uint64_t k) {
-                return f->Contain(k) == xorbinaryfusefilter_lowmem::Ok;
-              }));
+    namespace three = xorbinaryfusefilter_lowmem;
+    namespace four = xorbinaryfusefilter_lowmem4wise;
+    constexpr std::size_t filters = 4;
+#else
+    constexpr std::size_t filters = 2;
+#endif
+    std::array<result, filters> best;
+    for (int round = 0; round < rounds; ++round) {
+      measure_ours<ringbloom::fuse8_filter>(best[0], members, strangers);
+      measure_ours<ringbloom::fuse8_4wise_filter>(best[1], members, strangers);
+#ifdef RINGBLOOM_HAVE_FASTFILTER
+      measure_peer<three::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>, three::Ok>(
+          best[2], members, strangers);
+      measure_peer<four::XorBinaryFuseFilter<std::uint64_t, std::uint8_t>, four::Ok>(
+          best[3], members, strangers);
+#endif
+    }
+    print(n, "ringbloom fuse8", best[0]);
+    print(n, "ringbloom fuse8-4wise", best[1]);
+#ifdef RINGBLOOM_HAVE_FASTFILTER
+    print(n, "fastfilter_cpp binary fuse 8", best[2]);
+    print(n, "fastfilter_cpp 4-wise binary fuse 8", best[3]);
 #else
     fmt::print(
         "fastfilter_cpp is not built in (configure with -DRINGBLOOM_FASTFILTER_INCLUDE=<its src "

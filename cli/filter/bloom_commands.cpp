@@ -1,7 +1,7 @@
 // `ringbloom bloom ...`: Bloom filter files from the command line.
 //
 //   create FILE (--capacity N --fpr P | --bits M --hashes K) [--kind K] [--hash H] [--seed S]
-//   create FILE --kind fuse8|fuse16 --from KEYS.txt|-   a static filter of the whole key set
+//   create FILE --kind fuse8|fuse16|fuse8-4wise --from KEYS.txt|-   a static filter of the key set
 //                                    (one key per line, streamed; about 48 bytes of memory
 //                                    per key while building, checked before each doubling)
 //   add    FILE [ITEM...]            items from the arguments or stdin, in checkpoints
@@ -172,7 +172,7 @@ void check_filter_memory(const filter_spec& spec, const std::string& what,
                  advice);
 }
 
-// --- create --kind fuse8|fuse16 --from KEYS ---------------------------------------
+// --- create --kind fuse8|fuse16|fuse8-4wise --from KEYS -----------------------------
 
 /// The key hashes of the lines of --from (read_fuse_key_hashes: the keys are
 /// never held, and memory is checked before the hash array grows).
@@ -245,10 +245,10 @@ void run_create(const create_options& o) {
   const filter_kind kind = parse_filter_kind(o.kind);
   if (is_static_kind(kind)) return run_create_fuse(o, kind);
   if (o.from_opt->count() > 0) {
-    throw usage_error(fmt::format(
-        "--from builds a static filter from its keys; use it with --kind fuse8 or fuse16, or "
-        "create a {} filter empty and fill it with 'ringbloom bloom add {} < {}'",
-        o.kind, o.file, o.from));
+    throw usage_error(
+        fmt::format("--from builds a static filter from its keys; use it with --kind {}, or "
+                    "create a {} filter empty and fill it with 'ringbloom bloom add {} < {}'",
+                    filter_kind_names(&filter_kind_info::is_static), o.kind, o.file, o.from));
   }
   const bool by_capacity = o.capacity_opt->count() > 0 || o.fpr_opt->count() > 0;
   const bool by_size = o.bits_opt->count() > 0 || o.hashes_opt->count() > 0;
@@ -337,8 +337,8 @@ void add_create(CLI::App& bloom) {
   o->kind_opt = cmd->add_option("--kind", o->kind, filter_kinds_help());
   o->from_opt = cmd->add_option(
       "--from", o->from,
-      "fuse8/fuse16: the keys, one per line (- for stdin); streamed, about 48 bytes of memory "
-      "per key while building");
+      "fuse8/fuse16/fuse8-4wise: the keys, one per line (- for stdin); streamed, about 48 bytes "
+      "of memory per key while building");
   o->hash_opt = cmd->add_option("--hash", o->hash, "xxh3 (default), sha256, poly31 or md5");
   add_window_options(*cmd, o->window);
   add_number_option(*cmd, "--seed", o->seed, at_least<std::uint64_t>(0),

@@ -161,7 +161,8 @@ filter_ptr from_size(py::handle bits, py::handle hashes, std::string_view kind,
 filter_ptr build(py::handle items, std::string_view kind, py::handle seed) {
   const filter_kind k = parse_filter_kind(kind);
   if (!is_static_kind(k)) {
-    throw py::value_error("BloomFilter.build builds the static kinds fuse8 and fuse16, not " +
+    throw py::value_error("BloomFilter.build builds the static kinds " +
+                          filter_kind_names(&filter_kind_info::is_static) + ", not " +
                           std::string(kind) +
                           "; create that kind empty with BloomFilter.for_capacity, then add_many");
   }
@@ -316,11 +317,11 @@ A Bloom filter of any kind: "blocked64" (the default and the fastest: 512-bit
 blocks, one cache line a lookup), "blocked1024" (the densest: 1024-bit blocks,
 fewer bits for the same rate, two cache lines a lookup), "blocked" (the same
 layout placed by a 128-bit hash, for a hash other than xxh3), "classic",
-"counting" or "scalable", all created empty; or a static "fuse8" / "fuse16"
-filter built once from its whole key set (BloomFilter.build), which takes no
-change after. Answers "definitely not" (False) or "maybe" (True); never a false
-negative. Items are str (hashed as UTF-8) or bytes: "a" and b"a" are the same
-item. Files are those of the CLI and the C++ library.
+"counting" or "scalable", all created empty; or a static "fuse8" / "fuse16" /
+"fuse8-4wise" filter built once from its whole key set (BloomFilter.build),
+which takes no change after. Answers "definitely not" (False) or "maybe"
+(True); never a false negative. Items are str (hashed as UTF-8) or bytes: "a"
+and b"a" are the same item. Files are those of the CLI and the C++ library.
 
     f = ringbloom.BloomFilter.for_capacity(1_000_000, 0.01)
     f.add("user:42")
@@ -349,11 +350,11 @@ item. Files are those of the CLI and the C++ library.
           "checksum is verified once). Changing it raises ValueError; copy() gives a writable "
           "copy.")
       .def_static("build", &build, py::arg("keys"), py::arg("kind") = "fuse8", py::arg("seed") = 0,
-                  "A static filter (kind fuse8 or fuse16) of every key of `keys` (an iterable or "
-                  "numpy array, as add_many takes), as `ringbloom bloom create --kind fuse8 "
-                  "--from` builds it: about 9 (fuse8) or 18 (fuse16) bits per key for a large key "
-                  "set, rate 1/256 or "
-                  "1/65536. It takes no change after: rebuild it from the whole key set.")
+                  "A static filter (kind fuse8, fuse16 or fuse8-4wise) of every key of `keys` (an "
+                  "iterable or numpy array, as add_many takes), as `ringbloom bloom create --kind "
+                  "fuse8 --from` builds it: about 9 (fuse8), 18 (fuse16) or 8.6 (fuse8-4wise) bits "
+                  "per key for a large key set, rate 1/256, 1/65536 or 1/256. It takes no change "
+                  "after: rebuild it from the whole key set.")
       .def_static("from_bytes", &from_bytes, py::arg("data"),
                   "A filter from a file's bytes (to_bytes()). ringbloom.DataError if corrupt.")
       .def_static(
@@ -488,7 +489,8 @@ item. Files are those of the CLI and the C++ library.
           },
           "The facts of the filter's kind beyond stats(), as `ringbloom bloom info --json` "
           "adds them: saturated_counters (counting); static, slots, bits_per_item (fuse8, "
-          "fuse16); target_fpr, growth, tightening, layer_details (scalable); {} for the others.")
+          "fuse16, fuse8-4wise); target_fpr, growth, tightening, layer_details (scalable); {} for "
+          "the others.")
       .def_property_readonly(
           "kind",
           [](const py_filter& self) { return std::string(filter_kind_name(self.filter.kind())); })

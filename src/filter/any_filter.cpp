@@ -30,7 +30,7 @@ template <class... Fs>
 overloaded(Fs...) -> overloaded<Fs...>;  // clang 14 lacks aggregate deduction
 
 template <class F>
-constexpr bool is_fuse = std::is_same_v<F, fuse8_filter> || std::is_same_v<F, fuse16_filter>;
+constexpr bool is_fuse = filter_kind_row<F>::is_static;  // the binary fuse kinds
 
 // The sentence every change to a static filter throws.
 [[noreturn]] void throw_static(std::string_view operation, filter_kind kind) {
@@ -77,7 +77,7 @@ std::uint32_t any_filter::hashes() const noexcept {
   return std::visit(
       [](const auto& f) -> std::uint32_t {
         if constexpr (is_fuse<std::decay_t<decltype(f)>>) {
-          return 3;
+          return f.arity;
         } else {
           return f.hashes();
         }
@@ -241,7 +241,7 @@ filter_stats fuse_stats(const Fuse& f, filter_kind kind) {
   s.hash = hash_kind::xxh3;
   s.seed = f.seed();
   s.bits = f.slots() * f.fingerprint_bits;
-  s.hashes = 3;
+  s.hashes = Fuse::arity;
   s.layers = 1;
   s.items_added = f.items();
   for (const auto v : f.fingerprints()) s.bits_set += static_cast<std::uint64_t>(std::popcount(v));
@@ -345,11 +345,17 @@ any_filter make_filter(const filter_spec& spec) {
 
 any_filter build_fuse_filter(filter_kind kind, std::span<const std::uint64_t> hashes,
                              std::uint64_t seed) {
-  if (kind == filter_kind::fuse8) return fuse8_filter::build_from_hashes(hashes, seed);
-  if (kind == filter_kind::fuse16) return fuse16_filter::build_from_hashes(hashes, seed);
-  throw std::invalid_argument(fmt::format(
-      "build_fuse_filter builds the static kinds fuse8 and fuse16, not {}; use make_filter",
-      filter_kind_name(kind)));
+  std::optional<any_filter> built;
+  filter_kind_table::visit(kind, [&](auto tag) {
+    using filter = typename decltype(tag)::type;
+    if constexpr (filter_kind_row<filter>::is_static) {
+      built.emplace(filter::build_from_hashes(hashes, seed));
+    }
+  });
+  if (built) return std::move(*built);
+  throw std::invalid_argument(
+      fmt::format("build_fuse_filter builds the static kinds {}, not {}; use make_filter",
+                  filter_kind_names(&filter_kind_info::is_static), filter_kind_name(kind)));
 }
 
 std::vector<std::uint64_t> read_fuse_key_hashes(io::line_reader& in, filter_kind kind,

@@ -84,6 +84,7 @@ std::string filter_kinds_help() {
   for (const filter_kind_info& k : filter_kinds()) {
     if (k.is_static) {
       statics += fmt::format("{}{}", statics.empty() ? "" : ", ", k.name);
+      if (!k.summary.empty()) statics += fmt::format(" ({})", k.summary);
       continue;
     }
     help += fmt::format("{}{}", help.empty() ? "" : ", ", k.name);
@@ -439,7 +440,7 @@ void filter_kind_row<scalable_bloom_filter>::describe(const scalable_bloom_filte
   out.fields.push_back({"layer_details", std::move(layers)});
 }
 
-// fuse8, fuse16 (static: built by build_fuse_filter, never sized or made empty)
+// fuse8, fuse16, fuse8-4wise (static: built by build_fuse_filter, never sized or made empty)
 
 namespace {
 
@@ -496,7 +497,7 @@ template <class Fuse>
 void fuse_kind_row<Fuse>::save(const Fuse& f, detail::filter_payload& out) {
   detail::filter_layer l;
   l.bits = f.slots();
-  l.hashes = 3;
+  l.hashes = Fuse::arity;
   l.items = f.items();
   l.capacity = f.build_seed();
   l.reserved = f.segment_length();
@@ -523,5 +524,6 @@ void fuse_kind_row<Fuse>::describe(const Fuse& f, filter_description& out) {
 
 template struct fuse_kind_row<fuse8_filter>;
 template struct fuse_kind_row<fuse16_filter>;
+template struct fuse_kind_row<fuse8_4wise_filter>;
 
 }  // namespace ringbloom

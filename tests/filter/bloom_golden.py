@@ -95,7 +95,7 @@ def blocked_positions(item, k, m):
 
 MAGIC = b"\x89RBF\r\n\x1a\n"
 KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4, "fuse8": 5, "fuse16": 6,
-        "blocked64": 7, "blocked1024": 8}
+        "blocked64": 7, "blocked1024": 8, "fuse8-4wise": 9}
 HASH = {"xxh3": 1, "sha256": 2, "poly31": 3, "md5": 4}
 
 
@@ -197,34 +197,67 @@ def fmix64(h):
     return h ^ (h >> 33)
 
 
-def fuse_geometry(n):
+# The paper's sizing per arity: segment length 2^floor(ln n / ln base + offset),
+# slots per key max(floor, a + b ln(pivot) / ln n) (docs/format.md, "Fuse kinds").
+FUSE_SIZING = {3: (3.33, 2.25, 1.125, 0.875, 0.25, 1e6),
+               4: (2.91, -0.5, 1.075, 0.77, 0.305, 6e5)}
+
+
+def fuse_geometry(n, arity=3):
     """(segment_length, segment_count_length, slots) of size_for(n)."""
-    exponent = 2 if n == 0 else math.floor(math.log(n) / math.log(3.33) + 2.25)
+    base, offset, floor_factor, a, b, pivot = FUSE_SIZING[arity]
+    exponent = 2 if n == 0 else math.floor(math.log(n) / math.log(base) + offset)
     length = 1 << max(2, min(18, exponent))
-    factor = 0.0 if n <= 1 else max(1.125, 0.875 + 0.25 * math.log(1e6) / math.log(n))
+    factor = 0.0 if n <= 1 else max(floor_factor, a + b * math.log(pivot) / math.log(n))
     capacity = math.floor(n * factor + 0.5)  # llround of a positive number
-    segments = max(1, (capacity + length - 1) // length - 2)
-    return length, segments * length, (segments + 2) * length
+    segments = max(1, (capacity + length - 1) // length - (arity - 1))
+    return length, segments * length, (segments + arity - 1) * length
 
 
-def fuse_slots(h, length, count_length):
+def fuse_mix(key, build_seed, arity):
+    """The mixed hash m of a key hash: fmix64(key + build seed) for arity 3;
+    for arity 4, q = (key ^ build seed) * C1, then q ^ (q >> 32)."""
+    if arity == 3:
+        return fmix64((key + build_seed) & MASK64)
+    q = ((key ^ build_seed) * 0xFF51AFD7ED558CCD) & MASK64
+    return q ^ (q >> 32)
+
+
+def fuse_spread(m, arity):
+    """(h, extra): m and 0 for arity 3; for arity 4 the low and high 64 bits
+    of the 128-bit product m * C2."""
+    if arity == 3:
+        return m, 0
+    p = m * 0xC4CEB9FE1A85EC53
+    return p & MASK64, p >> 64
+
+
+def fuse_fingerprint(m, arity, bits):
+    h, _ = fuse_spread(m, arity)
+    return (h ^ (h >> 32)) & ((1 << bits) - 1)
+
+
+def fuse_slots(m, length, count_length, arity=3):
+    h, extra = fuse_spread(m, arity)
     h0 = (h * count_length) >> 64
     h1 = (h0 + length) ^ ((h >> 18) & (length - 1))
     h2 = (h0 + 2 * length) ^ (h & (length - 1))
-    return [h0, h1, h2]
+    if arity == 3:
+        return [h0, h1, h2]
+    return [h0, h1, h2, (h0 + 3 * length) ^ (extra & (length - 1))]
 
 
-def fuse_build(items, bits, seed=0):
+def fuse_build(items, bits, seed=0, arity=3):
     """(build_seed, segment_length, fingerprints) for distinct items (seed 0: xxhsum's XXH3-64)."""
     assert seed == 0
     keys = [xxh3_64(item.encode()) for item in items]
-    length, count_length, size = fuse_geometry(len(keys))
+    length, count_length, size = fuse_geometry(len(keys), arity)
     build_seed = fmix64((seed + 0x9E3779B97F4A7C15) & MASK64)
     while True:
-        hs = [fmix64((k + build_seed) & MASK64) for k in keys]
+        hs = [fuse_mix(k, build_seed, arity) for k in keys]
         at = [set() for _ in range(size)]
         for i, h in enumerate(hs):
-            for slot in fuse_slots(h, length, count_length):
+            for slot in fuse_slots(h, length, count_length, arity):
                 at[slot].add(i)
         stack, queue = [], [s for s in range(size) if len(at[s]) == 1]
         while queue:
@@ -233,7 +266,7 @@ def fuse_build(items, bits, seed=0):
                 continue
             i = next(iter(at[slot]))
             stack.append((i, slot))
-            for other in fuse_slots(hs[i], length, count_length):
+            for other in fuse_slots(hs[i], length, count_length, arity):
                 at[other].discard(i)
                 if len(at[other]) == 1:
                     queue.append(other)
@@ -241,29 +274,31 @@ def fuse_build(items, bits, seed=0):
             break
         build_seed = fmix64((build_seed + 0x9E3779B97F4A7C15) & MASK64)
     fp = [0] * size
-    mask = (1 << bits) - 1
     for i, slot in reversed(stack):
         h = hs[i]
-        value = (h ^ (h >> 32)) & mask
-        for other in fuse_slots(h, length, count_length):
+        value = fuse_fingerprint(h, arity, bits)
+        for other in fuse_slots(h, length, count_length, arity):
             if other != slot:
                 value ^= fp[other]
         fp[slot] = value
     return build_seed, length, count_length, fp
 
 
-def fuse_contains(item, build_seed, length, count_length, fp, bits):
-    h = fmix64((xxh3_64(item.encode()) + build_seed) & MASK64)
-    a, b, c = fuse_slots(h, length, count_length)
-    return (fp[a] ^ fp[b] ^ fp[c]) == ((h ^ (h >> 32)) & ((1 << bits) - 1))
+def fuse_contains(item, build_seed, length, count_length, fp, bits, arity=3):
+    h = fuse_mix(xxh3_64(item.encode()), build_seed, arity)
+    x = 0
+    for slot in fuse_slots(h, length, count_length, arity):
+        x ^= fp[slot]
+    return x == fuse_fingerprint(h, arity, bits)
 
 
-def fuse_file_bytes(kind, items, bits, version=2):
-    """The header, one layer entry (m = slots, k = 3, reserved = segment length,
-    items, capacity = build seed), the fingerprints little-endian, the checksums."""
-    build_seed, length, count_length, fp = fuse_build(items, bits)
+def fuse_file_bytes(kind, items, bits, version=2, arity=3):
+    """The header, one layer entry (m = slots, k = arity, reserved = segment
+    length, items, capacity = build seed), the fingerprints little-endian, the
+    checksums."""
+    build_seed, length, count_length, fp = fuse_build(items, bits, arity=arity)
     payload = b"".join(struct.pack("<B" if bits == 8 else "<H", v) for v in fp)
-    entry = struct.pack("<QIIQQ", len(fp), 3, length, len(items), build_seed)
+    entry = struct.pack("<QIIQQ", len(fp), arity, length, len(items), build_seed)
     out = frame(version, kind, "xxh3", 0, len(items), [entry], [payload])
     return out, (build_seed, length, count_length, fp)
 
@@ -482,6 +517,8 @@ def write_files(directory):
     fuse_items = [f"f{i}" for i in range(100)]
     both("fuse8_xxh3.rbf", lambda v: fuse_file_bytes("fuse8", fuse_items, 8, v)[0])
     both("fuse16_xxh3.rbf", lambda v: fuse_file_bytes("fuse16", fuse_items, 16, v)[0])
+    # Version 2 only (the kind is younger than version 2): the 4-wise kind.
+    files["fuse8_4wise_xxh3.rbf"] = fuse_file_bytes("fuse8-4wise", fuse_items, 8, arity=4)[0]
     # Version 2 only: a blocked filter of 12,800 payload bytes, so four regions
     # (the last one 512 bytes long) and a region table of 32 bytes.
     f = Bits(512 * 200, 7, blocked64_positions)
@@ -502,9 +539,9 @@ def main():
         return
     check_constants()
     fuse_items = [f"f{i}" for i in range(100)]
-    for kind, bits in (("fuse8", 8), ("fuse16", 16)):
-        _, parts = fuse_file_bytes(kind, fuse_items, bits)
-        fp = sum(fuse_contains(f"g{i}", *parts, bits) for i in range(1000))
+    for kind, bits, arity in (("fuse8", 8, 3), ("fuse16", 16, 3), ("fuse8-4wise", 8, 4)):
+        _, parts = fuse_file_bytes(kind, fuse_items, bits, arity=arity)
+        fp = sum(fuse_contains(f"g{i}", *parts, bits, arity) for i in range(1000))
         print(f"{kind} of f0..f99: build seed {parts[0]:#x}, segment length {parts[1]}, "
               f"{len(parts[3])} slots; strangers g0..g999 reported present: {fp}")
     print("German walkthrough m=16 k=2")

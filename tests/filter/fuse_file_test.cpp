@@ -1,4 +1,4 @@
-// Fuse filter files (kinds fuse8 and fuse16 of docs/format.md): golden bytes
+// Fuse filter files (kinds fuse8, fuse16, fuse8-4wise of docs/format.md): golden bytes
 // from the independent Python writer (tests/filter/bloom_golden.py, its own
 // peeling and xxhsum), round trips, mmap views without a copy, refusal of
 // every damaged byte and of edited fields, and the static rule (no add,
@@ -51,6 +51,7 @@ struct golden_case {
   std::string file;
   filter_kind kind;
   int strangers_present;  // of g0..g999, from bloom_golden.py's own lookup
+  std::uint32_t hashes;   // the arity
 };
 
 class fuse_golden : public ::testing::TestWithParam<golden_case> {};
@@ -61,7 +62,7 @@ TEST_P(fuse_golden, the_library_reads_the_python_file_and_writes_it_back_unchang
   const any_filter f = deserialize_filter(bytes);
   EXPECT_EQ(f.kind(), c.kind);
   EXPECT_EQ(f.items_added(), 100U);
-  EXPECT_EQ(f.hashes(), 3U);
+  EXPECT_EQ(f.hashes(), c.hashes);
   for (const auto& item : names("f", 100)) EXPECT_TRUE(f.may_contain(item)) << item;
   int present = 0;
   for (const auto& item : names("g", 1000)) present += f.may_contain(item) ? 1 : 0;
@@ -80,15 +81,23 @@ TEST_P(fuse_golden, the_library_reads_the_python_file_and_writes_it_back_unchang
   EXPECT_EQ(built_bytes.substr(0, 128), bytes.substr(0, 128));
 }
 
-INSTANTIATE_TEST_SUITE_P(files, fuse_golden,
-                         ::testing::Values(golden_case{"fuse8_xxh3.rbf", filter_kind::fuse8, 5},
-                                           golden_case{"fuse16_xxh3.rbf", filter_kind::fuse16, 0}));
+INSTANTIATE_TEST_SUITE_P(
+    files, fuse_golden,
+    ::testing::Values(golden_case{"fuse8_xxh3.rbf", filter_kind::fuse8, 5, 3},
+                      golden_case{"fuse16_xxh3.rbf", filter_kind::fuse16, 0, 3},
+                      golden_case{"fuse8_4wise_xxh3.rbf", filter_kind::fuse8_4wise, 3, 4}));
+
+template <class Fuse>
+bool is_view(const any_filter& f) {
+  return f.get_if<Fuse>()->is_view();
+}
 
 TEST(fuse_file, saved_loaded_and_mapped_filters_answer_alike_and_the_mapping_is_not_copied) {
   temp_dir dir;
   const auto keys = names("key:", 20000);
   const auto hashes = key_hashes(keys);
-  for (const filter_kind kind : {filter_kind::fuse8, filter_kind::fuse16}) {
+  for (const filter_kind kind :
+       {filter_kind::fuse8, filter_kind::fuse16, filter_kind::fuse8_4wise}) {
     const any_filter f = build_fuse_filter(kind, hashes);
     const fs::path path = dir / std::string(filter_kind_name(kind));
     save_filter(path, f);
@@ -98,20 +107,24 @@ TEST(fuse_file, saved_loaded_and_mapped_filters_answer_alike_and_the_mapping_is_
     EXPECT_EQ(mapped, f);
     EXPECT_TRUE(mapped.read_only());
     if (kind == filter_kind::fuse8) {
-      EXPECT_TRUE(mapped.get_if<fuse8_filter>()->is_view());
-      EXPECT_FALSE(loaded.get_if<fuse8_filter>()->is_view());
+      EXPECT_TRUE(is_view<fuse8_filter>(mapped));
+      EXPECT_FALSE(is_view<fuse8_filter>(loaded));
+    } else if (kind == filter_kind::fuse16) {
+      EXPECT_TRUE(is_view<fuse16_filter>(mapped));
+      EXPECT_FALSE(is_view<fuse16_filter>(loaded));
     } else {
-      EXPECT_TRUE(mapped.get_if<fuse16_filter>()->is_view());
-      EXPECT_FALSE(loaded.get_if<fuse16_filter>()->is_view());
+      EXPECT_TRUE(is_view<fuse8_4wise_filter>(mapped));
+      EXPECT_FALSE(is_view<fuse8_4wise_filter>(loaded));
     }
+    const std::uint32_t arity = kind == filter_kind::fuse8_4wise ? 4 : 3;
     for (const auto& key : keys) ASSERT_TRUE(mapped.may_contain(key)) << key;
     for (const auto& stranger : names("stranger:", 2000)) {
       ASSERT_EQ(mapped.may_contain(stranger), f.may_contain(stranger));
     }
     const filter_stats s = mapped.stats();
     EXPECT_EQ(s.items_added, 20000U);
-    EXPECT_EQ(s.hashes, 3U);
-    EXPECT_EQ(mapped.explain("key:7").size(), 3U);
+    EXPECT_EQ(s.hashes, arity);
+    EXPECT_EQ(mapped.explain("key:7").size(), arity);
   }
 }
 
@@ -195,6 +208,10 @@ TEST_P(fuse_damage, every_flipped_byte_and_every_truncation_is_refused) {
 TEST_P(fuse_damage, edited_fields_with_a_repaired_checksum_are_refused_by_name) {
   const std::string b = golden(GetParam());
   const bool fuse8 = GetParam() == "fuse8_xxh3.rbf";
+  std::uint64_t slots = 0;  // 192 (fuse8, fuse16) or 168 (fuse8-4wise)
+  std::memcpy(&slots, b.data() + le_bits, sizeof slots);
+  const std::string too_many =
+      std::to_string(slots + 1) + " items for " + std::to_string(slots) + " slots";
   struct edit {
     std::string bytes;
     std::string says;
@@ -217,8 +234,9 @@ TEST_P(fuse_damage, edited_fields_with_a_repaired_checksum_are_refused_by_name) 
       {with_field<std::uint64_t>(b, le_bits, 0), "bits"},
       {with_field<std::uint64_t>(b, le_bits, std::uint64_t{1} << 40), "too short"},
       {with_field<std::uint64_t>(b, le_items, 99), "in its layers"},
-      {with_field<std::uint64_t>(with_field<std::uint64_t>(b, le_items, 193), off_items, 193),
-       "193 items for 192 slots"},
+      {with_field<std::uint64_t>(with_field<std::uint64_t>(b, le_items, slots + 1), off_items,
+                                 slots + 1),
+       too_many},
   };
   for (const edit& e : edits) {
     const std::string error = data_error_of(e.bytes);
@@ -232,7 +250,8 @@ TEST_P(fuse_damage, edited_fields_with_a_repaired_checksum_are_refused_by_name) 
 }
 
 INSTANTIATE_TEST_SUITE_P(files, fuse_damage,
-                         ::testing::Values("fuse8_xxh3.rbf", "fuse16_xxh3.rbf"));
+                         ::testing::Values("fuse8_xxh3.rbf", "fuse16_xxh3.rbf",
+                                           "fuse8_4wise_xxh3.rbf"));
 
 TEST(fuse_file, key_hashes_read_from_lines_build_the_filter_of_those_keys) {
   test::temp_dir dir;

@@ -164,7 +164,7 @@ inline constexpr std::uint64_t fuse_build_bytes_per_key = 48;
                                                               std::uint64_t seed,
                                                               std::string_view source);
 
-/// A static fuse filter (kind fuse8 or fuse16) of the items whose
+/// A static fuse filter (kind fuse8, fuse16 or fuse8-4wise) of the items whose
 /// key hashes (fuse8_filter::key_hash(item, seed)) are given; duplicates are
 /// counted once. Throws std::invalid_argument for another kind.
 [[nodiscard]] any_filter build_fuse_filter(filter_kind kind, std::span<const std::uint64_t> hashes,

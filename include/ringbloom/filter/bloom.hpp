@@ -90,6 +90,7 @@ enum class filter_kind : std::uint8_t {
   fuse16 = 6,       ///< the same with 16-bit fingerprints
   blocked64 = 7,    ///< the blocked layout placed by a 64-bit hash (blocked64_bloom.hpp)
   blocked1024 = 8,  ///< 1024-bit blocks placed as blocked64: denser (blocked1024_bloom.hpp)
+  fuse8_4wise = 9,  ///< 4-wise binary fuse, 8-bit fingerprints: smaller than fuse8
 };
 
 /// The kind of new filters when none is asked for: blocked64, the fastest
@@ -98,7 +99,7 @@ enum class filter_kind : std::uint8_t {
 inline constexpr filter_kind default_filter_kind = filter_kind::blocked64;
 
 /// The stable name of a kind ("classic", "blocked", "counting", "scalable",
-/// "fuse8", "fuse16", "blocked64", "blocked1024").
+/// "fuse8", "fuse16", "blocked64", "blocked1024", "fuse8-4wise").
 [[nodiscard]] std::string_view filter_kind_name(filter_kind kind) noexcept;
 
 /// The kind with that name, or nothing. Names are exact and lower case.
