@@ -317,11 +317,10 @@ class windowed_bloom_filter {
   void advance_to(std::int64_t gen);
   /// Bit s of the result: slot s is live for a query in generation `gen`.
   [[nodiscard]] unsigned live_mask(std::int64_t gen) const noexcept;
-  void insert(std::uint64_t x, std::int64_t gen) noexcept;
-  [[nodiscard]] bool probe(std::uint64_t x, unsigned live) const noexcept;
+  /// The inline hot paths of add, may_contain and test_and_add (the .cpp).
+  struct hot;
   /// may_contain_hash(x, now) then add_hash(x, now), checking the time once.
   bool test_and_add_hash(std::uint64_t x, double now);
-  void require_kind(window_kind wanted, const char* call) const;
   [[nodiscard]] std::int64_t count_generation() const noexcept;
   [[nodiscard]] std::int64_t query_generation(double now) const;
 
