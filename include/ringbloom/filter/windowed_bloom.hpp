@@ -100,12 +100,14 @@
 // Speed (docs/performance.md, "Windowed filter"): a lookup costs about the
 //   instructions of a blocked one (see "Why nibbles") but the filter is
 //   1.7-1.8x larger, and reads 3 cache lines where the blocked filter reads
-//   1. Against the blocked filter (CPU time, 10^6 / 10^7 items): adds
-//   1.4-1.5x / 1.55-1.6x one at a time and 1.3x / 2.3x batched, lookups
-//   1.5-1.6x / 1.75-2.1x one at a time and 2.1x / 3.0-3.2x batched. The goal
-//   of 1.5x is met by adds at 10^6 only. Layouts with fewer lines per item
-//   (segment_bits = 256 or 128: 4 generations of 256 or 128 positions) were
-//   measured with the same benchmark:
+//   1. Against the blocked filter (CPU time, 10^6 / 10^7 items, two runs):
+//   adds 1.5x / 1.5-1.6x one at a time and 1.3x / 2.3x batched, lookups
+//   1.4-1.6x / 1.75x one at a time and 1.9x / 3.1x batched (AVX2). The goal
+//   of 1.5x is met or at the goal by single adds and by batched adds and
+//   single lookups at 10^6, and missed by the rest. Layouts with fewer
+//   lines per item (segment_bits = 256 or 128: 4 generations of 256 or 128
+//   positions) were measured with the same benchmark (before the batched
+//   lookup's AVX2 loop; load 3.6-5.7):
 //
 //   | lines | memory, 1% / 0.1% / 0.01% | lookup, 10^7 | batched lookup, 10^7 |
 //   |-------|---------------------------|--------------|----------------------|
