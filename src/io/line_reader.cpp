@@ -43,6 +43,7 @@ line_reader::line_reader(line_reader&& other) noexcept
       buffer_(std::move(other.buffer_)),
       start_(other.start_),
       scanned_(other.scanned_),
+      newline_(other.newline_),
       at_end_(other.at_end_),
       lines_(other.lines_) {}
 
@@ -54,6 +55,7 @@ bool line_reader::fill() {
   if (at_end_) return false;
   if (start_ > 0) {
     buffer_.erase(0, start_);
+    if (newline_ != std::string::npos) newline_ -= start_;
     start_ = 0;
   }
   char chunk[1 << 16];
@@ -79,6 +81,7 @@ bool line_reader::fill() {
 // far), and a line longer than max_line_bytes is refused as soon as that many
 // of its bytes are held, so a huge line is never read whole.
 std::size_t line_reader::find_newline() {
+  if (newline_ != std::string::npos) return newline_;  // found by ready() for this line
   const std::size_t end = buffer_.find('\n', start_ + scanned_);
   scanned_ = (end == std::string::npos ? buffer_.size() : end) - start_;
   if (scanned_ > max_line_bytes) {
@@ -87,6 +90,7 @@ std::size_t line_reader::find_newline() {
                     "longer than that are not supported)",
                     lines_ + 1, name_, max_line_bytes >> 20));
   }
+  newline_ = end;
   return end;
 }
 
@@ -106,6 +110,7 @@ bool line_reader::next(std::string& line) {
     }
   }
   scanned_ = 0;
+  newline_ = std::string::npos;
   ++lines_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return true;

@@ -20,6 +20,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -303,6 +304,43 @@ TEST(WindowedBloom, RefusesBadArgumentsWithSentences) {
 }
 
 // --- batches and determinism --------------------------------------------------------
+
+// may_contain_many has its own AVX2 loop on CPUs that have it (8 positions
+// at a time, a second round for k > 8, padding for k not a multiple of 8):
+// it must answer as the scalar single calls do for every k, in a filter
+// filled to twice its sizing (so that many strangers pass some but not all
+// positions), in the steady state, at the start of a new generation and
+// after the oldest is forgotten.
+TEST(WindowedBloom, BatchedLookupsMatchSingleCallsForEveryK) {
+  std::set<std::uint32_t> ks;
+  for (const double rate : {0.6, 0.3, 0.1, 0.03, 0.01, 1e-3, 1e-4, 1e-6, 1e-9, 1e-12}) {
+    auto f = windowed_bloom_filter::for_time(300, 500, rate, 7);
+    ks.insert(f.hashes());
+    std::vector<std::string> keys;
+    for (int i = 0; i < 1'000; ++i) keys.push_back(item(i));
+    // Twice the sizing: 333 items in each of the first three generations.
+    for (int i = 0; i < 1'000; ++i) f.add(keys[static_cast<std::size_t>(i)], 0.3 * i);
+    for (int i = 0; i < 1'000; ++i) keys.push_back(stranger(i));
+    const std::vector<std::string_view> probe(keys.begin(), keys.end());
+    std::unique_ptr<bool[]> out(new bool[probe.size()]);
+    for (const double at : {150.0, 300.0, 400.0}) {
+      const std::size_t found = f.may_contain_many(probe, at, {out.get(), probe.size()});
+      std::size_t expect = 0;
+      for (std::size_t i = 0; i < probe.size(); ++i) {
+        ASSERT_EQ(out[i], f.may_contain(probe[i], at))
+            << "rate " << rate << ", k = " << f.hashes() << ", item " << i << ", at " << at;
+        expect += out[i] ? 1 : 0;
+      }
+      EXPECT_EQ(found, expect);
+      EXPECT_GT(found, 0u);
+      EXPECT_LT(found, probe.size());
+    }
+  }
+  // Both rounds and the padding are exercised: k below, at and above 8.
+  EXPECT_LT(*ks.begin(), 8u);
+  EXPECT_TRUE(ks.count(8) == 1 || ks.count(7) == 1);
+  EXPECT_GT(*ks.rbegin(), 8u);
+}
 
 TEST(WindowedBloom, BatchesMatchSingleCalls) {
   auto one = windowed_bloom_filter::for_time(100, 5'000, 0.001);

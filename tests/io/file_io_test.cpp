@@ -185,6 +185,39 @@ TEST(LineReader, RefusesAHugeLineEndingInANewlineEarly) {
   }
 }
 
+// ready() remembers the newline it finds for next(): whatever mix of the two
+// (ready() not at all, once or twice before a line), the lines are the same,
+// also across the reader's 64 KiB reads and for a last line without '\n'.
+TEST(LineReader, ReadyBeforeNextChangesNoLine) {
+  test::temp_dir dir;
+  const std::string path = dir.file("mixed.txt");
+  std::string text;
+  std::vector<std::string> expected;
+  std::uint64_t state = 7;  // a fixed LCG: line lengths 0..299, some with CR
+  for (int i = 0; i < 3000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto length = static_cast<std::size_t>((state >> 33) % 300);
+    std::string line(length, static_cast<char>('a' + i % 26));
+    expected.push_back(line);
+    text += line + ((state >> 20) % 5 == 0 ? "\r\n" : "\n");
+  }
+  text += "last";
+  expected.emplace_back("last");
+  ASSERT_GT(text.size(), std::size_t{3} << 16);  // several reads
+  write_file_atomic(path, text);
+  for (int readies = 0; readies <= 2; ++readies) {
+    line_reader in = line_reader::open(path, "mixed.txt");
+    std::vector<std::string> lines;
+    std::string line;
+    for (;;) {
+      for (int r = 0; r < readies; ++r) EXPECT_TRUE(in.ready());
+      if (!in.next(line)) break;
+      lines.push_back(line);
+    }
+    EXPECT_EQ(lines, expected) << readies << " ready() calls before each next()";
+  }
+}
+
 // A line of exactly the limit is taken, one byte more is not, also when the
 // newline arrives in the same read as the line's last bytes.
 TEST(LineReader, TheLimitIsExact) {

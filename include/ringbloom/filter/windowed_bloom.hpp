@@ -53,7 +53,9 @@
 //   16-byte keys, n = 2 * 10^5 at 1%, k = 8; blocked filter in brackets):
 //   lookup 428 -> 240 (167), batched lookup 293 -> 151 (128), add 287 ->
 //   249 (201), batched add 186 -> 156 (156); the same bits, rate and memory.
-//   An add now touches up to 3 lines (2 before).
+//   An add now touches up to 3 lines (2 before). With k a template argument
+//   (one switch per call or batch) and the steady-state time check inline:
+//   lookup 197, batched lookup 144, add 197, batched add 138.
 //
 // Cost, with the numbers (n = 10^6 items per window, docs/bloom.md
 // "Filters that forget"; the memory is compared with the library's blocked
@@ -87,19 +89,40 @@
 //   1.76x / 1.63x / 1.59x but 6 lines per lookup, and 5 generations of 384
 //   positions (s = 1/4) 1.77x / 1.67x / 1.63x in 3.75 lines. None reaches
 //   1.6x at 1% within 3 lines, so 4 generations stay.
+//   A bound for any design by generations: g generations of N/(g-1) items,
+//   each an unblocked classic filter at rate 1 - (1 - p)^(1/g)
+//   (bloom_math::classic_size_for), cost at best (over g) 1.60x at 1% (g =
+//   8), 1.37x at 0.1%, 1.21x at 0.01%; but such a lookup reads k lines, not
+//   3, and within 3 lines the per-generation blocks are small and fill
+//   unevenly. So the memory goal is missed by 13% / 7% / 6%, and no layout
+//   of at most 3 lines found here does better.
 //
 // Speed (docs/performance.md, "Windowed filter"): a lookup costs about the
-//   instructions of a blocked one (see "Why nibbles"), but reads 3 cache
-//   lines where the blocked filter reads 1, and an add writes 3. Once the
-//   array is out of L2 the memory traffic decides: measured against the
-//   blocked filter, adds cost 1.0-1.4x one at a time and 1.5-3.0x batched,
-//   lookups about 2x one at a time and 2.7-3.8x batched (the goal of 1.5x
-//   is met by single adds only). One line per item would take 4
-//   generations of 128 positions: 2.07x / 2.20x / 2.47x the memory by the
-//   same model. That trades the memory goal for the speed goal (its speed
-//   could not be measured reliably on the loaded machine), so the 3-line
-//   layout, the closer to the memory goal, stays.
+//   instructions of a blocked one (see "Why nibbles") but the filter is
+//   1.7-1.8x larger, and reads 3 cache lines where the blocked filter reads
+//   1. Against the blocked filter (CPU time, 10^6 / 10^7 items, two runs):
+//   adds 1.5x / 1.5-1.6x one at a time and 1.3x / 2.3x batched, lookups
+//   1.4-1.6x / 1.75x one at a time and 1.9x / 3.1x batched (AVX2). The goal
+//   of 1.5x is met or at the goal by single adds and by batched adds and
+//   single lookups at 10^6, and missed by the rest. Layouts with fewer
+//   lines per item (segment_bits = 256 or 128: 4 generations of 256 or 128
+//   positions) were measured with the same benchmark (before the batched
+//   lookup's AVX2 loop; load 3.6-5.7):
 //
+//   | lines | memory, 1% / 0.1% / 0.01% | lookup, 10^7 | batched lookup, 10^7 |
+//   |-------|---------------------------|--------------|----------------------|
+//   | 1     | 2.07x / 2.20x / 2.47x     | 2.0x         | 2.7x                 |
+//   | 2     | 1.87x / 1.83x / 1.87x     | 1.9x         | 3.0x                 |
+//   | 3     | 1.81x / 1.72x / 1.69x     | 2.1x         | 3.2x                 |
+//
+//   Fewer lines do not buy the speed goal at 10^7: the windowed filter is
+//   about twice the blocked filter's size whatever its lines, and at 10^7
+//   items the blocked one stays in the last-level cache far more often.
+//   Only far out of cache (5 x 10^7 items) does one line reach 1.5x for
+//   batched lookups (1.47x, against 3.0x for 3 lines), for 2.07-2.47x the
+//   memory. No layout meets both goals; the 3-line one misses memory by
+//   least, so it stays.
+
 // Rate: with lambda = G items in each live generation, each generation's
 //   bits (its "segment": its bit of the 384 nibbles of every super-block) are a
 //   blocked filter of 384-bit blocks (bloom_math::blocked_fpr(G, 384 B, k,
@@ -317,11 +340,10 @@ class windowed_bloom_filter {
   void advance_to(std::int64_t gen);
   /// Bit s of the result: slot s is live for a query in generation `gen`.
   [[nodiscard]] unsigned live_mask(std::int64_t gen) const noexcept;
-  void insert(std::uint64_t x, std::int64_t gen) noexcept;
-  [[nodiscard]] bool probe(std::uint64_t x, unsigned live) const noexcept;
+  /// The inline hot paths of add, may_contain and test_and_add (the .cpp).
+  struct hot;
   /// may_contain_hash(x, now) then add_hash(x, now), checking the time once.
   bool test_and_add_hash(std::uint64_t x, double now);
-  void require_kind(window_kind wanted, const char* call) const;
   [[nodiscard]] std::int64_t count_generation() const noexcept;
   [[nodiscard]] std::int64_t query_generation(double now) const;
 

@@ -85,6 +85,9 @@ class line_reader {
   std::string buffer_;
   std::size_t start_ = 0;
   std::size_t scanned_ = 0;  // bytes after start_ known to hold no '\n'
+  /// The '\n' ending the line at start_ once found, else npos: ready() then
+  /// next() search for it once.
+  std::size_t newline_ = std::string::npos;
   bool at_end_ = false;
   std::uint64_t lines_ = 0;  // lines returned so far, for messages
 };
