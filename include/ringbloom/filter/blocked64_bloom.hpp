@@ -127,10 +127,28 @@ class blocked64_bloom_filter : public detail::hash64_filter<blocked64_bloom_filt
   [[nodiscard]] static bool path_supported(simd_path path) noexcept;
 
   /// Sets the item's k bits in its block (the blocked kind's positions),
-  /// inline: detail::blocked64_set_scalar.
+  /// inline: in code compiled with -mavx2, detail::blocked64_set_avx2 (the
+  /// block's mask built in two registers, then two 32-byte ORs); otherwise
+  /// detail::blocked64_set_scalar (one OR per position). add_many picks the
+  /// AVX2 add by the CPU in either build.
   static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k) noexcept {
+#if defined(__AVX2__)
+    detail::blocked64_set_avx2(block, h2, k);
+#else
     detail::blocked64_set_scalar(block, h2, k);
+#endif
   }
+
+  /// add_many's work on `words` (`blocks` blocks; the filter's own, or a
+  /// file's for an in-place add): the same bits as set_block for each item,
+  /// with the AVX2 add (detail::blocked64_set_avx2) when this CPU has AVX2,
+  /// whatever the build's flags; the scalar one otherwise.
+  static void set_items(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed,
+                        std::uint32_t k, std::span<const std::string_view> items);
+  static void set_items(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed,
+                        std::uint32_t k, std::span<const std::string> items);
+  static void set_items(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed,
+                        std::uint32_t k, std::span<const std::uint64_t> keys);
 
   /// For the file loader: requires bits % 512 == 0, 1 <= hashes <= 16 and
   /// words.size() == bits / 64; throws data_error otherwise.
