@@ -134,14 +134,19 @@ void set_scalar(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed, 
 }
 
 #ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
+// The ring pipeline written out here, its step a lambda with AVX2 as its
+// own target: given to set_all_with, the step was called once per item
+// (set_all_with's own lambda around it has no AVX2 target to inline into).
 template <class Item>
 [[gnu::target("avx2"), gnu::flatten]] void set_avx2(std::uint64_t* words, std::uint64_t blocks,
                                                     std::uint64_t seed, std::uint32_t k,
                                                     std::span<const Item> items) {
-  hash64_batch::set_all_with<blocked64_bloom_filter, blocked64_bloom_filter::batch_chunk>(
-      words, blocks, seed, k, items,
-      [](std::uint64_t * b, std::uint64_t h2, std::uint32_t n)
-          __attribute__((target("avx2"))) { detail::blocked64_set_avx2(b, h2, n); });
+  hash64_batch::pipeline_ring<blocked64_bloom_filter::block_words,
+                              blocked64_bloom_filter::batch_chunk>(
+      words, blocks, seed, items,
+      true, [&](const hashed& h, std::size_t /*index*/) __attribute__((target("avx2"))) {
+        detail::blocked64_set_avx2(words + h.offset, h.x * detail::blocked64_mixer, k);
+      });
 }
 #endif
 

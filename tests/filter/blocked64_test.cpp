@@ -185,6 +185,20 @@ TEST(Blocked64Filter, Avx2AddSetsTheScalarAddsBitsOnRandomBlocks) {
     }
     EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 512) << "j " << j;
   }
+  // Through the filter: add on the scalar path and on each vector path (which
+  // adds with AVX2) set the same bits, at k = 6 and at k = 11.
+  const auto items = keys("add:", 3000);
+  for (const std::uint32_t k : {6U, 11U}) {
+    blocked64_bloom_filter scalar_path(1 << 15, k, 9);
+    scalar_path.use_simd_path(simd_path::scalar);
+    for (const auto& item : items) scalar_path.add(item);
+    for (const simd_path path : paths()) {
+      blocked64_bloom_filter f(1 << 15, k, 9);
+      f.use_simd_path(path);
+      for (const auto& item : items) f.add(item);
+      EXPECT_TRUE(f == scalar_path) << simd_path_name(path) << " k " << k;
+    }
+  }
 }
 
 TEST(Blocked64Filter, IntegerKeysAreTheirOwnItemSpace) {

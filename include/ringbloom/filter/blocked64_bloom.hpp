@@ -129,14 +129,28 @@ class blocked64_bloom_filter : public detail::hash64_filter<blocked64_bloom_filt
   /// Sets the item's k bits in its block (the blocked kind's positions),
   /// inline: in code compiled with -mavx2, detail::blocked64_set_avx2 (the
   /// block's mask built in two registers, then two 32-byte ORs); otherwise
-  /// detail::blocked64_set_scalar (one OR per position). add_many picks the
-  /// AVX2 add by the CPU in either build.
+  /// detail::blocked64_set_scalar (one OR per position).
   static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k) noexcept {
 #if defined(__AVX2__)
     detail::blocked64_set_avx2(block, h2, k);
 #else
     detail::blocked64_set_scalar(block, h2, k);
 #endif
+  }
+  /// The same bits for add: compiled for plain x86-64, one direct call to
+  /// the AVX2 add when `path` (the filter's simd()) is avx2 or avx512, so
+  /// every build adds with AVX2 on a CPU that has it.
+  static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k,
+                        simd_path path) noexcept {
+#if !defined(__AVX2__) && defined(RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE)
+    if (path != simd_path::scalar) [[likely]] {
+      detail::blocked64_set_avx2(block, h2, k);
+      return;
+    }
+#else
+    (void)path;
+#endif
+    set_block(block, h2, k);
   }
 
   /// add_many's work on `words` (`blocks` blocks; the filter's own, or a
