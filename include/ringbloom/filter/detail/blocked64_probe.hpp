@@ -238,9 +238,9 @@ inline constexpr blocked64_onehot_rows blocked64_onehot = make_blocked64_onehot_
 /// per insert at 1M keys).
 template <std::uint32_t J>
 [[gnu::target("avx2"), gnu::always_inline]] inline void blocked64_or_position(
-    const std::uint32_t* p, const std::int32_t* row_offsets, __m256i& lo, __m256i& hi) noexcept {
+    const std::uint32_t* p, const std::uint32_t* row_offsets, __m256i& lo, __m256i& hi) noexcept {
   if constexpr (J < 4) {
-    const std::uint8_t* row = blocked64_onehot.row[0].data() + 64 + row_offsets[J];
+    const std::uint8_t* row = blocked64_onehot.row[0].data() + row_offsets[J];
     lo = _mm256_or_si256(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)));
     hi = _mm256_or_si256(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 32)));
   } else {
@@ -266,11 +266,14 @@ template <std::uint32_t J>
           _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(h2))),
           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block_multipliers.data()))),
       23);
-  // Row (p & 7) starts at byte 128 (p & 7); the mask at byte 64 - (p >> 3) of it.
+  // Row (p & 7) starts at byte 128 (p & 7); the mask at byte 64 - (p >> 3)
+  // of it: 1..960, so unsigned (no sign extension per position).
   const __m256i row_offsets = _mm256_sub_epi32(
-      _mm256_slli_epi32(_mm256_and_si256(p, _mm256_set1_epi32(7)), 7), _mm256_srli_epi32(p, 3));
+      _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(p, _mm256_set1_epi32(7)), 7),
+                      _mm256_set1_epi32(64)),
+      _mm256_srli_epi32(p, 3));
   alignas(32) std::array<std::uint32_t, 8> ps;
-  alignas(32) std::array<std::int32_t, 8> offsets;  // negative when p & 7 == 0
+  alignas(32) std::array<std::uint32_t, 8> offsets;
   _mm256_store_si256(reinterpret_cast<__m256i*>(ps.data()), p);
   _mm256_store_si256(reinterpret_cast<__m256i*>(offsets.data()), row_offsets);
   __m256i lo = _mm256_setzero_si256();
