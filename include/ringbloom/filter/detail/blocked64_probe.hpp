@@ -156,13 +156,11 @@ template <std::uint32_t First>
 }
 
 /// Sets bits block_position(h2, j), j < k, of the 8-word block: the add of
-/// blocked64 (the blocked kind's positions), inline and scalar: one OR into
-/// the word of each position (6 at k = 6), where a vector add builds and ORs
-/// all 8 words of the block and was an out-of-line call. k = 6 and 7 (what
-/// sizing gives near a 1% rate) get loops of a fixed length, which the
-/// compiler unrolls with no test per position; each insert's
-/// instructions count because they bound how many inserts the CPU keeps in
-/// flight while their blocks arrive from memory.
+/// blocked64 (the blocked kind's positions), scalar: one OR into the word of
+/// each position (6 at k = 6). The reference for blocked64_set_avx2 below,
+/// and the add on a CPU without AVX2. k = 6 and 7 (what sizing gives near a
+/// 1% rate) get loops of a fixed length, which the compiler unrolls with no
+/// test per position.
 [[gnu::always_inline]] inline void blocked64_set_scalar(std::uint64_t* block, std::uint64_t h2,
                                                         std::uint32_t k) noexcept {
   const auto low = static_cast<std::uint32_t>(h2);
