@@ -211,17 +211,17 @@ template <std::uint32_t First>
   return _mm256_testc_si256(fetched, bit) != 0;
 }
 
-/// Rows of one-hot bytes for blocked64_set_avx2: row b (128 bytes) is zero
-/// but byte 64, which holds 1 << b. The 64 bytes from row (p & 7), byte
-/// 64 - (p >> 3), are the block mask of position p alone (bit p of 512), so
-/// one position's mask is two unaligned 32-byte loads: no shift, no compare.
-/// 1 KiB, read by every AVX2 add: it stays in the L1 cache.
+/// Rows of one-hot bytes for blocked64_set_avx2: row b (bytes 128 b ..
+/// 128 b + 127) is zero but its byte 64, which holds 1 << b. The 64 bytes from
+/// byte 128 (p & 7) + 64 - (p >> 3) are the block mask of position p alone
+/// (bit p of 512), so one position's mask is two unaligned 32-byte loads: no
+/// shift, no compare. 1 KiB, read by every AVX2 add: it stays in the L1 cache.
 struct alignas(64) blocked64_onehot_rows {
-  std::array<std::array<std::uint8_t, 128>, 8> row;
+  std::array<std::uint8_t, 8 * 128> bytes;
 };
 [[nodiscard]] consteval blocked64_onehot_rows make_blocked64_onehot_rows() {
   blocked64_onehot_rows t{};
-  for (std::size_t b = 0; b < 8; ++b) t.row[b][64] = static_cast<std::uint8_t>(1U << b);
+  for (std::size_t b = 0; b < 8; ++b) t.bytes[128 * b + 64] = static_cast<std::uint8_t>(1U << b);
   return t;
 }
 inline constexpr blocked64_onehot_rows blocked64_onehot = make_blocked64_onehot_rows();
@@ -238,7 +238,7 @@ template <std::uint32_t J>
 [[gnu::target("avx2"), gnu::always_inline]] inline void blocked64_or_position(
     const std::uint32_t* p, const std::uint32_t* row_offsets, __m256i& lo, __m256i& hi) noexcept {
   if constexpr (J < 4) {
-    const std::uint8_t* row = blocked64_onehot.row[0].data() + row_offsets[J];
+    const std::uint8_t* row = blocked64_onehot.bytes.data() + row_offsets[J];
     lo = _mm256_or_si256(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)));
     hi = _mm256_or_si256(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 32)));
   } else {
