@@ -122,7 +122,61 @@ std::size_t test_many(const blocked64_bloom_filter& f, std::span<const Item> ite
   return test_scalar(f, items, out.data());
 }
 
+// Adds: the ring pipeline (hash64_batch::set_all_with) with the AVX2 add,
+// compiled for AVX2 and flattened as the tests above are, when the CPU has it.
+template <class Item>
+void set_scalar(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed, std::uint32_t k,
+                std::span<const Item> items) {
+  hash64_batch::set_all_with<blocked64_bloom_filter, blocked64_bloom_filter::batch_chunk>(
+      words, blocks, seed, k, items, [](std::uint64_t* b, std::uint64_t h2, std::uint32_t n) {
+        detail::blocked64_set_scalar(b, h2, n);
+      });
+}
+
+#ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
+// The ring pipeline written out here, its step a lambda with AVX2 as its
+// own target: given to set_all_with, the step was called once per item
+// (set_all_with's own lambda around it has no AVX2 target to inline into).
+template <class Item>
+[[gnu::target("avx2"), gnu::flatten]] void set_avx2(std::uint64_t* words, std::uint64_t blocks,
+                                                    std::uint64_t seed, std::uint32_t k,
+                                                    std::span<const Item> items) {
+  hash64_batch::pipeline_ring<blocked64_bloom_filter::block_words,
+                              blocked64_bloom_filter::batch_chunk>(
+      words, blocks, seed, items,
+      true, [&](const hashed& h, std::size_t /*index*/) __attribute__((target("avx2"))) {
+        detail::blocked64_set_avx2(words + h.offset, h.x * detail::blocked64_mixer, k);
+      });
+}
+#endif
+
+template <class Item>
+void set_many(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed, std::uint32_t k,
+              std::span<const Item> items) {
+#ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
+  static const bool avx2 = simd_path_supported(simd_path::avx2);
+  if (avx2) return set_avx2(words, blocks, seed, k, items);
+#endif
+  set_scalar(words, blocks, seed, k, items);
+}
+
 }  // namespace
+
+void blocked64_bloom_filter::set_items(std::uint64_t* words, std::uint64_t blocks,
+                                       std::uint64_t seed, std::uint32_t k,
+                                       std::span<const std::string_view> items) {
+  set_many(words, blocks, seed, k, items);
+}
+void blocked64_bloom_filter::set_items(std::uint64_t* words, std::uint64_t blocks,
+                                       std::uint64_t seed, std::uint32_t k,
+                                       std::span<const std::string> items) {
+  set_many(words, blocks, seed, k, items);
+}
+void blocked64_bloom_filter::set_items(std::uint64_t* words, std::uint64_t blocks,
+                                       std::uint64_t seed, std::uint32_t k,
+                                       std::span<const std::uint64_t> keys) {
+  set_many(words, blocks, seed, k, keys);
+}
 
 std::size_t blocked64_bloom_filter::may_contain_many(std::span<const std::string_view> items,
                                                      std::span<bool> out) const {

@@ -119,23 +119,41 @@ template <std::size_t BlockWords, std::size_t Ring, class Item, class Step>
 }
 
 /// Sets the bits of every item in `words` (`blocks` blocks of Filter) with
-/// Filter::set_block, in chunks of ChunkItems: add_many's work, and the
-/// in-place add to a filter's words inside a file.
-template <class Filter, std::size_t ChunkItems, class Item>
-void set_all(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed, std::uint32_t k,
-             std::span<const Item> items) {
+/// set(block, h2, k), which sets bits block_position(h2, j), j < k, of one
+/// block, in chunks of ChunkItems.
+template <class Filter, std::size_t ChunkItems, class Item, class Set>
+[[gnu::always_inline]] inline void set_all_with(std::uint64_t* words, std::uint64_t blocks,
+                                                std::uint64_t seed, std::uint32_t k,
+                                                std::span<const Item> items, Set&& set) {
   if constexpr ((ChunkItems & (ChunkItems - 1)) == 0) {
     pipeline_ring<Filter::block_words, ChunkItems>(
         words, blocks, seed, items, true, [&](const hashed& h, std::size_t /*index*/) {
-          Filter::set_block(words + h.offset, h.x * detail::blocked64_mixer, k);
+          set(words + h.offset, h.x * detail::blocked64_mixer, k);
         });
   } else {  // blocked1024's chunk of 40 (what measured best for it) keeps whole chunks
     pipeline<Filter::block_words, ChunkItems>(
         words, blocks, seed, items, true,
         [&](const hashed* h, std::size_t /*first*/, std::size_t count) {
           for (std::size_t i = 0; i < count; ++i) {
-            Filter::set_block(words + h[i].offset, h[i].x * detail::blocked64_mixer, k);
+            set(words + h[i].offset, h[i].x * detail::blocked64_mixer, k);
           }
+        });
+  }
+}
+
+/// add_many's work, and the in-place add to a filter's words inside a file:
+/// Filter::set_items when the kind has one (blocked64: it picks its add by
+/// the CPU), else set_all_with Filter::set_block.
+template <class Filter, std::size_t ChunkItems, class Item>
+void set_all(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed, std::uint32_t k,
+             std::span<const Item> items) {
+  if constexpr (requires { Filter::set_items(words, blocks, seed, k, items); }) {
+    Filter::set_items(words, blocks, seed, k, items);
+  } else {
+    set_all_with<Filter, ChunkItems>(
+        words, blocks, seed, k, items,
+        [](std::uint64_t* block, std::uint64_t h2, std::uint32_t hashes) {
+          Filter::set_block(block, h2, hashes);
         });
   }
 }

@@ -153,6 +153,54 @@ TEST(Blocked64Filter, ScalarAvx2AndAvx512TestsAgreeOnRandomBlocks) {
   }
 }
 
+TEST(Blocked64Filter, Avx2AddSetsTheScalarAddsBitsOnRandomBlocks) {
+  if (!blocked64_bloom_filter::path_supported(simd_path::avx2))
+    GTEST_SKIP() << "this CPU has no AVX2";
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 200000; ++trial) {
+    std::array<std::uint64_t, 8> scalar{};
+    // Empty and partly set blocks, k from 1 to 16 (k = 6 has its own code).
+    for (auto& w : scalar) w = trial % 3 == 0 ? 0 : rng() & rng();
+    std::array<std::uint64_t, 8> avx2 = scalar;
+    const std::uint64_t h2 = rng();
+    const auto k = static_cast<std::uint32_t>(1 + trial % 16);
+    detail::blocked64_set_scalar(scalar.data(), h2, k);
+    detail::blocked64_set_avx2(avx2.data(), h2, k);
+    ASSERT_EQ(scalar, avx2) << "trial " << trial << " k " << k;
+  }
+  // Every position of the block (each p = 0..511 reached as position 0 and
+  // as position 4, the two ways the AVX2 add builds a mask).
+  for (const std::uint32_t j : {0U, 4U}) {
+    std::array<bool, 512> seen{};
+    for (std::uint32_t half = 0; half < (1U << 20); ++half) {
+      const std::uint64_t h2 = std::uint64_t{half} << 12 | half;
+      const std::uint32_t p = detail::block_position(h2, j);
+      if (seen[p]) continue;
+      seen[p] = true;
+      std::array<std::uint64_t, 8> scalar{};
+      std::array<std::uint64_t, 8> avx2{};
+      detail::blocked64_set_scalar(scalar.data(), h2, 6);
+      detail::blocked64_set_avx2(avx2.data(), h2, 6);
+      ASSERT_EQ(scalar, avx2) << "position " << p << " as j " << j;
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 512) << "j " << j;
+  }
+  // Through the filter: add on the scalar path and on each vector path (which
+  // adds with AVX2) set the same bits, at k = 6 and at k = 11.
+  const auto items = keys("add:", 3000);
+  for (const std::uint32_t k : {6U, 11U}) {
+    blocked64_bloom_filter scalar_path(1 << 15, k, 9);
+    scalar_path.use_simd_path(simd_path::scalar);
+    for (const auto& item : items) scalar_path.add(item);
+    for (const simd_path path : paths()) {
+      blocked64_bloom_filter f(1 << 15, k, 9);
+      f.use_simd_path(path);
+      for (const auto& item : items) f.add(item);
+      EXPECT_TRUE(f == scalar_path) << simd_path_name(path) << " k " << k;
+    }
+  }
+}
+
 TEST(Blocked64Filter, IntegerKeysAreTheirOwnItemSpace) {
   blocked64_bloom_filter f(1 << 20, 6);
   std::vector<std::uint64_t> ints;

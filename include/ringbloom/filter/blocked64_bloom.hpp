@@ -33,10 +33,28 @@
 //     j < 8, the high 32 bits for j >= 8 (detail/bloom_hashing.hpp).
 //   The hash code in a file is xxh3; other hashes are refused.
 //
-// Build flags: may_contain is inline and picks its test by the compiler's
-// target macros (__AVX2__, __AVX512VL__), so compile every file of one
-// program that includes this header with the same -m flags (as for any
-// inline code: the linker keeps one copy of each inline function).
+// Inserts: an item's k bits fall anywhere in its 512-bit block (not one per
+// word), so an add builds the block's whole 512-bit mask and ORs it in. With
+// AVX2 (detail::blocked64_set_avx2) the k = 6 positions come from one vector
+// multiply, their mask from a 1 KiB table of one-hot rows and from variable
+// shifts, and the block takes two 32-byte ORs; without AVX2, one scalar OR
+// per position. What the fast path needs: a CPU with AVX2. Code compiled
+// with -mavx2 has the AVX2 add inline; code compiled for plain x86-64 calls
+// it directly (one call per add) when the CPU has AVX2, and add_many always
+// runs it on such a CPU (runtime check, the library stays plain x86-64).
+// The freedom of position is what keeps the rate at 0.96-0.97% at 10 bits
+// per item, where a filter that sets one bit per 32-bit word of a 256-bit
+// block (Boost.Bloom's fast_multiblock32<8>) measures 1.25-1.27% in the same
+// memory (about half a bit per item), but it makes an add cost more: at 1M
+// keys about 94 instructions to Boost's 71, and 0.84x Boost.Bloom's insert
+// speed one at a time, 0.80x batched; 0.98x and 1.17x at 100M keys, where
+// memory misses dominate (docs/performance.md, "The default filter against
+// Boost.Bloom"; lookups one at a time are 1.15-1.39x faster than Boost's).
+//
+// Build flags: may_contain and add are inline and pick their code by the
+// compiler's target macros (__AVX2__, __AVX512VL__), so compile every file
+// of one program that includes this header with the same -m flags (as for
+// any inline code: the linker keeps one copy of each inline function).
 //
 // Guarantees: no false negatives; add, add_many, may_contain,
 // may_contain_many agree bit for bit, on every path (scalar, AVX2; tests).
@@ -127,10 +145,42 @@ class blocked64_bloom_filter : public detail::hash64_filter<blocked64_bloom_filt
   [[nodiscard]] static bool path_supported(simd_path path) noexcept;
 
   /// Sets the item's k bits in its block (the blocked kind's positions),
-  /// inline: detail::blocked64_set_scalar.
+  /// inline: in code compiled with -mavx2, detail::blocked64_set_avx2 (the
+  /// block's mask built in two registers, then two 32-byte ORs); otherwise
+  /// detail::blocked64_set_scalar (one OR per position).
   static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k) noexcept {
+#if defined(__AVX2__)
+    detail::blocked64_set_avx2(block, h2, k);
+#else
     detail::blocked64_set_scalar(block, h2, k);
+#endif
   }
+  /// The same bits for add: compiled for plain x86-64, one direct call to
+  /// the AVX2 add when `path` (the filter's simd()) is avx2 or avx512, so
+  /// every build adds with AVX2 on a CPU that has it.
+  static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k,
+                        simd_path path) noexcept {
+#if !defined(__AVX2__) && defined(RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE)
+    if (path != simd_path::scalar) [[likely]] {
+      detail::blocked64_set_avx2(block, h2, k);
+      return;
+    }
+#else
+    (void)path;
+#endif
+    set_block(block, h2, k);
+  }
+
+  /// add_many's work on `words` (`blocks` blocks; the filter's own, or a
+  /// file's for an in-place add): the same bits as set_block for each item,
+  /// with the AVX2 add (detail::blocked64_set_avx2) when this CPU has AVX2,
+  /// whatever the build's flags; the scalar one otherwise.
+  static void set_items(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed,
+                        std::uint32_t k, std::span<const std::string_view> items);
+  static void set_items(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed,
+                        std::uint32_t k, std::span<const std::string> items);
+  static void set_items(std::uint64_t* words, std::uint64_t blocks, std::uint64_t seed,
+                        std::uint32_t k, std::span<const std::uint64_t> keys);
 
   /// For the file loader: requires bits % 512 == 0, 1 <= hashes <= 16 and
   /// words.size() == bits / 64; throws data_error otherwise.

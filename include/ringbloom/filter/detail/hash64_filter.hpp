@@ -18,6 +18,8 @@
 //   static constexpr std::size_t batch_chunk;   // items per batch chunk (what measured best)
 //   static void set_block(std::uint64_t* block, std::uint64_t h2, std::uint32_t k);
 //                                               // sets bits block_position_in<L>(h2, j), j < k
+//                                               // (add calls set_block(..., k, simd()) when the
+//                                               // kind has that overload: blocked64)
 //   bool may_contain_hash(std::uint64_t x) const noexcept;
 #pragma once
 
@@ -73,8 +75,12 @@ class hash64_filter : protected filter_core {
     if (words_.read_only()) [[unlikely]]
       (void)words_.mutable_data();  // throws the read-only view's logic_error
     // data_ is the owned words here (sync keeps it): no call per add.
-    Derived::set_block(const_cast<std::uint64_t*>(data_) + block_of(x) * block_words,
-                       x * blocked64_mixer, hashes_);
+    std::uint64_t* block = const_cast<std::uint64_t*>(data_) + block_of(x) * block_words;
+    if constexpr (requires { Derived::set_block(block, x, hashes_, path_); }) {
+      Derived::set_block(block, x * blocked64_mixer, hashes_, path_);  // picks its add by path_
+    } else {
+      Derived::set_block(block, x * blocked64_mixer, hashes_);
+    }
     ++items_;
   }
   /// add_hash for each of `xs`.
