@@ -285,7 +285,7 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
       if (c.is(2, "size"))
         return one([&] { return c.integer(static_cast<long long>(chain->memory_bytes())); });
       if (c.is(2, "filters"))
-        return one([&] { return c.integer(static_cast<long long>(chain->layers().size())); });
+        return one([&] { return c.integer(static_cast<long long>(chain->layer_count())); });
       if (c.is(2, "items"))
         return one([&] { return c.integer(static_cast<long long>(chain->items())); });
       if (c.is(2, "expansion")) return one(expansion);
@@ -298,7 +298,7 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
     c.simple("Size");
     c.integer(static_cast<long long>(chain->memory_bytes()));
     c.simple("Number of filters");
-    c.integer(static_cast<long long>(chain->layers().size()));
+    c.integer(static_cast<long long>(chain->layer_count()));
     c.simple("Number of items inserted");
     c.integer(static_cast<long long>(chain->items()));
     c.simple("Expansion rate");
@@ -309,7 +309,7 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
 // BF.DEBUG key: RedisBloom's description of the layers, in its format:
 // "size:<items>", then per layer its bytes, bits, hashes, hash width (64:
 // one 64-bit hash per item), capacity, items and its false-positive rate
-// when full (from the blocked layout's exact formula).
+// when full (from its kind's exact formula: classic or blocked).
 int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
@@ -319,14 +319,12 @@ int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
     if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     const auto* chain = key.value<layered_bloom_filter>();
-    c.array(static_cast<long>(1 + chain->layers().size()));
+    c.array(static_cast<long>(1 + chain->layer_count()));
     c.bulk("size:" + std::to_string(chain->items()));
-    for (const auto& l : chain->layers()) {
-      const double ratio = bloom_math::blocked_fpr(static_cast<double>(l.capacity), l.filter.bits(),
-                                                   l.filter.hashes());
+    for (std::size_t i = 0; i < chain->layer_count(); ++i) {
+      const auto l = chain->layer(i);
       c.bulk(fmt::format("bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{:g}",
-                         l.filter.bits() / 8, l.filter.bits(), l.filter.hashes(), l.capacity,
-                         l.filter.items_added(), ratio));
+                         l.bits / 8, l.bits, l.hashes, l.capacity, l.items, l.full_fpr()));
     }
     return api::ok;
   });
