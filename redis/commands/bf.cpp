@@ -276,23 +276,32 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
       return chain->nonscaling() ? c.null() : c.integer(chain->expansion());
     };
     if (argc == 3) {
-      const auto one = [&](auto reply) {
-        c.array(1);
+      // One field: [value] under RESP2, {name: value} under RESP3 (RedisBloom 2.6).
+      const auto one = [&](const char* name, auto reply) {
+        c.one_field(name);
         return reply();
       };
-      if (c.is(2, "capacity"))
-        return one([&] { return c.integer(static_cast<long long>(chain->capacity())); });
-      if (c.is(2, "size"))
-        return one([&] { return c.integer(static_cast<long long>(chain->memory_bytes())); });
-      if (c.is(2, "filters"))
-        return one([&] { return c.integer(static_cast<long long>(chain->layer_count())); });
-      if (c.is(2, "items"))
-        return one([&] { return c.integer(static_cast<long long>(chain->items())); });
-      if (c.is(2, "expansion")) return one(expansion);
+      if (c.is(2, "capacity")) {
+        return one("Capacity",
+                   [&] { return c.integer(static_cast<long long>(chain->capacity())); });
+      }
+      if (c.is(2, "size")) {
+        return one("Size",
+                   [&] { return c.integer(static_cast<long long>(chain->memory_bytes())); });
+      }
+      if (c.is(2, "filters")) {
+        return one("Number of filters",
+                   [&] { return c.integer(static_cast<long long>(chain->layer_count())); });
+      }
+      if (c.is(2, "items")) {
+        return one("Number of items inserted",
+                   [&] { return c.integer(static_cast<long long>(chain->items())); });
+      }
+      if (c.is(2, "expansion")) return one("Expansion rate", expansion);
       return c.error(unknown_argument(c, 2, "CAPACITY, SIZE, FILTERS, ITEMS or EXPANSION",
                                       "Invalid information value"));
     }
-    c.array(10);
+    c.pairs(5);
     c.simple("Capacity");
     c.integer(static_cast<long long>(chain->capacity()));
     c.simple("Size");

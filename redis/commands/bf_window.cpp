@@ -377,22 +377,22 @@ int window_info(const call& c, const window_value& v) {
   const double now = read_time(f);
   const auto items = static_cast<long long>(f.items_in_window(now));
   if (c.argc == 3) {
-    const auto one = [&](auto reply) {
-      c.array(1);
+    const auto one = [&](const char* name, auto reply) {
+      c.one_field(name);
       return reply();
     };
     if (c.is(2, "capacity"))
-      return one([&] { return c.integer(static_cast<long long>(f.capacity())); });
+      return one("Capacity", [&] { return c.integer(static_cast<long long>(f.capacity())); });
     if (c.is(2, "size"))
-      return one([&] { return c.integer(static_cast<long long>(f.memory_bytes())); });
-    if (c.is(2, "filters")) return one([&] { return c.integer(1); });
-    if (c.is(2, "items")) return one([&] { return c.integer(items); });
-    if (c.is(2, "expansion")) return one([&] { return c.null(); });
-    if (c.is(2, "window")) return one([&] { return reply_window(c, f); });
+      return one("Size", [&] { return c.integer(static_cast<long long>(f.memory_bytes())); });
+    if (c.is(2, "filters")) return one("Number of filters", [&] { return c.integer(1); });
+    if (c.is(2, "items")) return one("Number of items inserted", [&] { return c.integer(items); });
+    if (c.is(2, "expansion")) return one("Expansion rate", [&] { return c.null(); });
+    if (c.is(2, "window")) return one("Window", [&] { return reply_window(c, f); });
     return c.error(unknown_argument(c, 2, "CAPACITY, SIZE, FILTERS, ITEMS, EXPANSION or WINDOW",
                                     "Invalid information value"));
   }
-  c.array(18);
+  c.pairs(9);
   c.simple("Capacity");
   c.integer(static_cast<long long>(f.capacity()));
   c.simple("Size");

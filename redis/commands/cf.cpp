@@ -287,7 +287,7 @@ int cf_info(api::Ctx* ctx, api::String** argv, int argc) {
     const cuckoo_filter* f = complete_value<cf_traits>(key, status);
     if (status != key_status::ok) return c.error(status_error(status));
     if (f == nullptr) return c.error(pending_error);
-    c.array(16);
+    c.pairs(8);
     c.simple("Size");
     c.integer(static_cast<long long>(f->memory_bytes()));
     c.simple("Number of buckets");

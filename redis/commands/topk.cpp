@@ -187,7 +187,7 @@ int topk_info(api::Ctx* ctx, api::String** argv, int argc) {
     const top_k* t = complete_value<topk_traits>(key, status);
     if (status != key_status::ok) return c.error(topk_traits::status_error(status));
     if (t == nullptr) return c.error(pending_error);
-    c.array(8);
+    c.pairs(4);
     c.simple("k");
     c.integer(t->k());
     c.simple("width");
