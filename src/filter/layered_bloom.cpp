@@ -28,15 +28,24 @@ namespace ringbloom {
 namespace detail {
 
 /// One layer: its parameters and its words (a classic first layer's live in
-/// the block, after it; every other layer's in an array of their own).
+/// the block, after it; every other layer's in an array of their own). The
+/// last four fields are the block's own, kept in its first layer only: packed
+/// there the block is 64 bytes, so that a classic first layer of 192 bytes
+/// (100 items at 0.08%) fills jemalloc's 256-byte class rather than the next.
 struct layered_layer {
   std::uint64_t capacity = 0;
   std::uint64_t items = 0;
   std::uint64_t bits = 0;
   std::uint64_t* words = nullptr;
-  std::uint32_t hashes = 0;
+  std::uint32_t expansion = 2;  ///< the block's
+  std::uint8_t hashes = 0;      ///< at most max_filter_hashes (128)
   filter_kind kind = filter_kind::blocked;
+  std::uint8_t count = 1;         ///< the block's: layers, 1..64
+  bool nonscaling : 1 = false;    ///< the block's
+  bool cannot_grow : 1 = false;   ///< the block's: add_layer was refused (the limits are fixed)
+  bool first_inline : 1 = false;  ///< the block's: the first layer's words follow it
 };
+static_assert(max_filter_hashes <= 255 && sizeof(layered_layer) == 40);
 
 /// The filter's one allocation: parameters, the first layer, and when that
 /// layer is inline its words right after this struct (sizeof is a multiple
@@ -44,23 +53,19 @@ struct layered_layer {
 struct layered_block {
   double fpr = 0;
   std::uint64_t max_bytes = 0;
-  std::uint32_t expansion = 2;
-  std::uint8_t count = 1;  ///< layers, 1..64
-  bool nonscaling = false;
-  bool cannot_grow = false;       ///< add_layer was refused (the limits are fixed)
-  bool first_inline = false;      ///< the first layer's words follow this struct
   layered_layer* more = nullptr;  ///< layers 1..count-1, exactly count-1 of them
   layered_layer first;
 
   [[nodiscard]] std::uint64_t* tail() noexcept {
     return reinterpret_cast<std::uint64_t*>(this + 1);
   }
+  [[nodiscard]] std::uint8_t count() const noexcept { return first.count; }
   [[nodiscard]] layered_layer& at(std::size_t i) noexcept { return i == 0 ? first : more[i - 1]; }
   [[nodiscard]] const layered_layer& at(std::size_t i) const noexcept {
     return i == 0 ? first : more[i - 1];
   }
 };
-static_assert(sizeof(layered_block) % 8 == 0 && sizeof(layered_block) == 72);
+static_assert(sizeof(layered_block) == 64);
 
 }  // namespace detail
 
@@ -126,22 +131,23 @@ layered_block* allocate_block(std::uint64_t inline_words) {
   auto* block = ::new (static_cast<void*>(raw)) layered_block;
   if (inline_words > 0) {
     block->first.words = block->tail();
-    block->first_inline = true;
+    block->first.first_inline = true;
   }
   return block;
 }
 
 std::uint64_t inline_words_of(layered_block* b) noexcept {
-  return b->first_inline ? b->first.bits / 64 : 0;
+  return b->first.first_inline ? b->first.bits / 64 : 0;
 }
 
 /// Frees everything the block owns, and the block.
 void free_block(layered_block* b) noexcept {
   if (b == nullptr) return;
-  for (std::size_t i = 1; i < b->count; ++i) {
+  for (std::size_t i = 1; i < b->first.count; ++i) {
     free_words(b->more[i - 1].kind, b->more[i - 1].words, b->more[i - 1].bits / 64);
   }
-  if (b->more != nullptr) hooked_allocator<layered_layer>{}.deallocate(b->more, b->count - 1U);
+  if (b->more != nullptr)
+    hooked_allocator<layered_layer>{}.deallocate(b->more, b->first.count - 1U);
   const std::uint64_t inline_words = inline_words_of(b);
   if (inline_words == 0) free_words(b->first.kind, b->first.words, b->first.bits / 64);
   const std::uint64_t total = block_header_words + inline_words;
@@ -297,11 +303,11 @@ std::optional<sized_layer> fitting_layer(std::uint64_t capacity, double fpr, boo
   };
   const std::optional<sized_layer> classic = pick(o.classic_grown, o.classic_least);
   const std::optional<sized_layer> blocked = pick(o.blocked_grown, o.blocked_least);
-  // Blocked unless classic saves more than 1/16 of the memory: jemalloc's
-  // classes are at least 1/8 apart from 64 bytes up, so with them this is
-  // "whichever takes the smaller class, blocked at a tie"; without classes it
-  // keeps the faster kind where blocking costs only a few percent (9.92
-  // against 9.59 bits per item at 1%).
+  // Blocked unless classic saves more than 1/16 of the memory: with
+  // jemalloc's classes (at least 1/8 apart from 64 bytes up) a smaller class
+  // for the layer's words does, while a blocked first layer's separate 64
+  // bytes of block do not; without classes it keeps the faster kind where
+  // blocking costs a few percent (10.43 against 10.05 bits per item at 0.8%).
   if (classic && (!blocked || classic->cost * 16 < blocked->cost * 15)) return classic;
   return blocked;
 }
@@ -380,12 +386,12 @@ block_ptr new_block(double fpr, std::uint32_t expansion, bool nonscaling, std::u
   const std::uint64_t words = shape.size.bits / 64;
   block_ptr b(allocate_block(shape.kind == filter_kind::classic ? words : 0));
   b->fpr = fpr;
-  b->expansion = expansion;
-  b->nonscaling = nonscaling;
+  b->first.expansion = expansion;
+  b->first.nonscaling = nonscaling;
   b->max_bytes = max_bytes;
   b->first.capacity = capacity;
   b->first.bits = shape.size.bits;
-  b->first.hashes = shape.size.hashes;
+  b->first.hashes = static_cast<std::uint8_t>(shape.size.hashes);
   b->first.kind = shape.kind;
   b->first.items = items;
   if (shape.kind == filter_kind::blocked) {
@@ -403,19 +409,25 @@ void append_layer(layered_block& b, std::uint64_t capacity,
   std::uint64_t* w = allocate_words(shape.kind, words);
   layered_layer* table = nullptr;
   try {
-    table = hooked_allocator<layered_layer>{}.allocate(b.count);
+    table = hooked_allocator<layered_layer>{}.allocate(b.first.count);
   } catch (...) {
     free_words(shape.kind, w, words);
     throw;
   }
   if (b.more != nullptr) {
-    std::copy(b.more, b.more + (b.count - 1), table);
-    hooked_allocator<layered_layer>{}.deallocate(b.more, b.count - 1U);
+    std::copy(b.more, b.more + (b.first.count - 1), table);
+    hooked_allocator<layered_layer>{}.deallocate(b.more, b.first.count - 1U);
   }
-  table[b.count - 1] =
-      layered_layer{capacity, items, shape.size.bits, w, shape.size.hashes, shape.kind};
+  layered_layer& added = table[b.first.count - 1];
+  added = layered_layer{};
+  added.capacity = capacity;
+  added.items = items;
+  added.bits = shape.size.bits;
+  added.words = w;
+  added.hashes = static_cast<std::uint8_t>(shape.size.hashes);
+  added.kind = shape.kind;
   b.more = table;
-  ++b.count;
+  ++b.first.count;
 }
 
 }  // namespace
@@ -464,11 +476,12 @@ layered_bloom_filter::layered_bloom_filter(std::uint64_t capacity, double fpr,
 
 layered_bloom_filter::layered_bloom_filter(const layered_bloom_filter& other) {
   const layered_block& o = *other.block_;
-  block_ptr b = new_block(o.fpr, o.expansion, o.nonscaling, o.max_bytes, o.first.capacity,
-                          {o.first.kind, {o.first.bits, o.first.hashes}}, o.first.items);
-  b->cannot_grow = o.cannot_grow;
+  block_ptr b =
+      new_block(o.fpr, o.first.expansion, o.first.nonscaling, o.max_bytes, o.first.capacity,
+                {o.first.kind, {o.first.bits, o.first.hashes}}, o.first.items);
+  b->first.cannot_grow = o.first.cannot_grow;
   std::copy(o.first.words, o.first.words + o.first.bits / 64, b->first.words);
-  for (std::size_t i = 1; i < o.count; ++i) {
+  for (std::size_t i = 1; i < o.first.count; ++i) {
     const layered_layer& l = o.at(i);
     append_layer(*b, l.capacity, {l.kind, {l.bits, l.hashes}}, l.items);
     std::copy(l.words, l.words + l.bits / 64, b->at(i).words);
@@ -498,11 +511,11 @@ bool layered_bloom_filter::add_layer() {
   layered_block& b = *block_;
   // The limits do not change, so a refusal is final: remember it rather
   // than size the same layer again on every add.
-  if (b.cannot_grow || b.count >= max_layers) return false;
-  b.cannot_grow = true;
-  const layered_layer& last = b.at(b.count - 1U);
-  if (last.capacity > max_filter_bits / b.expansion) return false;
-  const std::uint64_t capacity = last.capacity * b.expansion;
+  if (b.first.cannot_grow || b.first.count >= max_layers) return false;
+  b.first.cannot_grow = true;
+  const layered_layer& last = b.at(b.first.count - 1U);
+  if (last.capacity > max_filter_bits / b.first.expansion) return false;
+  const std::uint64_t capacity = last.capacity * b.first.expansion;
   const double budget = next_budget();
   if (!(budget >= min_fpr)) return false;
   const std::uint64_t used = word_bytes();
@@ -511,7 +524,7 @@ bool layered_bloom_filter::add_layer() {
       fitting_layer(capacity, budget, false, b.max_bytes - used);
   if (!size) return false;
   append_layer(b, capacity, size->shape, 0);
-  b.cannot_grow = false;
+  b.first.cannot_grow = false;
   return true;
 }
 
@@ -520,14 +533,14 @@ double layered_bloom_filter::next_budget() const noexcept {
   // Rates spent: each layer's exact rate when full, at most its budget and
   // lower when its words were grown to their size class.
   double spent = 0;
-  for (std::size_t i = 0; i < b.count; ++i) {
+  for (std::size_t i = 0; i < b.first.count; ++i) {
     const layered_layer& l = b.at(i);
     spent += full_rate(l.kind, l.capacity, l.bits, l.hashes);
   }
   // Kept for the layers after this one: their schedule budgets,
   // (1 - s) p (1 - (6 / pi^2) sum_{j <= index} 1 / j^2).
   double series = 0;
-  for (std::size_t j = 1; j <= b.count; ++j) {
+  for (std::size_t j = 1; j <= b.first.count; ++j) {
     series += 1.0 / (static_cast<double>(j) * static_cast<double>(j));
   }
   const double reserve =
@@ -539,15 +552,15 @@ double layered_bloom_filter::next_budget() const noexcept {
 layered_bloom_filter::add_status layered_bloom_filter::add_hash(const hash128& h,
                                                                 std::size_t first_layer) {
   layered_block& b = *block_;
-  for (std::size_t l = first_layer; l < b.count; ++l) {
+  for (std::size_t l = first_layer; l < b.first.count; ++l) {
     if (layer_test(b.at(l), h)) return add_status::present;
   }
-  const layered_layer& last = b.at(b.count - 1U);
+  const layered_layer& last = b.at(b.first.count - 1U);
   if (last.items >= last.capacity) {
-    if (b.nonscaling) return add_status::full;
+    if (b.first.nonscaling) return add_status::full;
     if (!add_layer()) return add_status::too_large;
   }
-  layer_set(b.at(b.count - 1U), h);
+  layer_set(b.at(b.first.count - 1U), h);
   return add_status::added;
 }
 
@@ -566,7 +579,7 @@ std::size_t layered_bloom_filter::add_many(std::span<const std::string_view> ite
   // the newest layer and of any added meanwhile (earlier items of this batch
   // may have set their bits; the newest layer's blocks are now in cache),
   // and added.
-  const std::size_t newest = block_->count - 1U;
+  const std::size_t newest = block_->first.count - 1U;
   batch_buffer<bool> present(n);
   batch_buffer<bool> answer(n);
   for (std::size_t l = 0; l <= newest; ++l) {
@@ -583,7 +596,7 @@ std::size_t layered_bloom_filter::add_many(std::span<const std::string_view> ite
 bool layered_bloom_filter::may_contain(std::string_view item) const {
   const hash128 h = item_hash(item);
   const layered_block& b = *block_;
-  for (std::size_t i = b.count; i-- > 0;) {
+  for (std::size_t i = b.first.count; i-- > 0;) {
     if (layer_test(b.at(i), h)) return true;
   }
   return false;
@@ -596,13 +609,13 @@ void layered_bloom_filter::may_contain_many(std::span<const std::string_view> it
   for (std::size_t i = 0; i < n; ++i) hashes[i] = item_hash(items[i]);
   std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), false);
   batch_buffer<bool> answer(n);
-  for (std::size_t l = 0; l < block_->count; ++l) {
+  for (std::size_t l = 0; l < block_->first.count; ++l) {
     layer_test_many(block_->at(l), hashes.data(), n, answer.data());
     for (std::size_t i = 0; i < n; ++i) out[i] = out[i] || answer[i];
   }
 }
 
-std::size_t layered_bloom_filter::layer_count() const noexcept { return block_->count; }
+std::size_t layered_bloom_filter::layer_count() const noexcept { return block_->first.count; }
 
 layered_bloom_filter::layer_info layered_bloom_filter::layer(std::size_t index) const noexcept {
   const layered_layer& l = block_->at(index);
@@ -610,31 +623,31 @@ layered_bloom_filter::layer_info layered_bloom_filter::layer(std::size_t index) 
 }
 
 double layered_bloom_filter::fpr() const noexcept { return block_->fpr; }
-std::uint32_t layered_bloom_filter::expansion() const noexcept { return block_->expansion; }
-bool layered_bloom_filter::nonscaling() const noexcept { return block_->nonscaling; }
+std::uint32_t layered_bloom_filter::expansion() const noexcept { return block_->first.expansion; }
+bool layered_bloom_filter::nonscaling() const noexcept { return block_->first.nonscaling; }
 std::uint64_t layered_bloom_filter::max_bytes() const noexcept { return block_->max_bytes; }
 
 std::uint64_t layered_bloom_filter::capacity() const noexcept {
   std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < block_->count; ++i) sum += block_->at(i).capacity;
+  for (std::size_t i = 0; i < block_->first.count; ++i) sum += block_->at(i).capacity;
   return sum;
 }
 
 std::uint64_t layered_bloom_filter::items() const noexcept {
   std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < block_->count; ++i) sum += block_->at(i).items;
+  for (std::size_t i = 0; i < block_->first.count; ++i) sum += block_->at(i).items;
   return sum;
 }
 
 std::uint64_t layered_bloom_filter::word_bytes() const noexcept {
   std::uint64_t sum = 0;
-  for (std::size_t i = 0; i < block_->count; ++i) sum += block_->at(i).bits / 8;
+  for (std::size_t i = 0; i < block_->first.count; ++i) sum += block_->at(i).bits / 8;
   return sum;
 }
 
 std::uint64_t layered_bloom_filter::memory_bytes() const noexcept {
-  return sizeof(*this) + sizeof(layered_block) + (block_->count - 1U) * sizeof(layered_layer) +
-         word_bytes();
+  return sizeof(*this) + sizeof(layered_block) +
+         (block_->first.count - 1U) * sizeof(layered_layer) + word_bytes();
 }
 
 // Header: "RBCH", version u32, fpr f64, expansion u32, flags u32, layer
@@ -642,15 +655,15 @@ std::uint64_t layered_bloom_filter::memory_bytes() const noexcept {
 // hashes u32, kind u32; XXH3-64 of all that.
 std::string layered_bloom_filter::header() const {
   const layered_block& b = *block_;
-  std::string out(header_fixed_bytes + b.count * header_layer_bytes + checksum_bytes, '\0');
+  std::string out(header_fixed_bytes + b.first.count * header_layer_bytes + checksum_bytes, '\0');
   auto* p = reinterpret_cast<unsigned char*>(out.data());
   std::memcpy(p, header_magic, sizeof(header_magic));
   io::store_le<std::uint32_t>(p + 4, format_version);
   io::store_f64(p + 8, b.fpr);
-  io::store_le<std::uint32_t>(p + 16, b.expansion);
-  io::store_le<std::uint32_t>(p + 20, b.nonscaling ? flag_nonscaling : 0);
-  io::store_le<std::uint32_t>(p + 24, b.count);
-  for (std::size_t i = 0; i < b.count; ++i) {
+  io::store_le<std::uint32_t>(p + 16, b.first.expansion);
+  io::store_le<std::uint32_t>(p + 20, b.first.nonscaling ? flag_nonscaling : 0);
+  io::store_le<std::uint32_t>(p + 24, b.first.count);
+  for (std::size_t i = 0; i < b.first.count; ++i) {
     const layered_layer& l = b.at(i);
     unsigned char* at = p + header_fixed_bytes + i * header_layer_bytes;
     io::store_le<std::uint64_t>(at, l.capacity);
@@ -726,11 +739,11 @@ std::string layered_bloom_filter::chunk(std::uint64_t& cursor) const {
   if (cursor < 1) cursor = 1;
   std::uint64_t word = cursor - 1;
   std::size_t index = 0;
-  while (index < b.count && word >= b.at(index).bits / 64) {
+  while (index < b.first.count && word >= b.at(index).bits / 64) {
     word -= b.at(index).bits / 64;
     ++index;
   }
-  if (index == b.count) return {};
+  if (index == b.first.count) return {};
   const layered_layer& l = b.at(index);
   constexpr std::uint64_t max_words = (max_chunk_bytes - chunk_fixed_bytes - checksum_bytes) / 8;
   const std::uint64_t count = std::min<std::uint64_t>(l.bits / 64 - word, max_words);
@@ -757,7 +770,8 @@ void layered_bloom_filter::load_chunk(std::string_view bytes) {
   const auto index = get<std::uint32_t>(bytes, 4);
   const auto first = get<std::uint64_t>(bytes, 8);
   const auto count = get<std::uint64_t>(bytes, 16);
-  if (index >= block_->count) throw data_error("the filter chunk names a layer the filter lacks");
+  if (index >= block_->first.count)
+    throw data_error("the filter chunk names a layer the filter lacks");
   if (count > bytes.size() / 8 || bytes.size() != chunk_fixed_bytes + count * 8 + checksum_bytes) {
     throw data_error("the filter chunk's word count does not match its length");
   }
@@ -792,7 +806,7 @@ layered_bloom_filter layered_bloom_filter::from_blobs(std::string_view header,
   layered_bloom_filter c =
       from_header(header, std::max(max_bytes, std::uint64_t{max_filter_bits / 8}));
   c.block_->max_bytes = max_bytes;
-  if (blobs.size() != c.block_->count) {
+  if (blobs.size() != c.block_->first.count) {
     throw data_error("the saved filter has a different number of layers than its header");
   }
   for (std::size_t i = 0; i < blobs.size(); ++i) {
@@ -819,11 +833,11 @@ layered_bloom_filter layered_bloom_filter::from_blobs(std::string_view header,
 bool operator==(const layered_bloom_filter& a, const layered_bloom_filter& b) noexcept {
   const detail::layered_block& x = *a.block_;
   const detail::layered_block& y = *b.block_;
-  if (x.fpr != y.fpr || x.expansion != y.expansion || x.nonscaling != y.nonscaling ||
-      x.count != y.count) {
+  if (x.fpr != y.fpr || x.first.expansion != y.first.expansion ||
+      x.first.nonscaling != y.first.nonscaling || x.first.count != y.first.count) {
     return false;
   }
-  for (std::size_t i = 0; i < x.count; ++i) {
+  for (std::size_t i = 0; i < x.first.count; ++i) {
     const detail::layered_layer& l = x.at(i);
     const detail::layered_layer& m = y.at(i);
     if (l.capacity != m.capacity || l.items != m.items || l.bits != m.bits ||

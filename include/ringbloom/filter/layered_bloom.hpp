@@ -48,7 +48,7 @@
 // Memory. The filter object is one pointer. It points to one allocation
 // holding the parameters, the first layer's description and, when the first
 // layer is classic, its words: a filter that never grew is that one block
-// (for 100 items at 1%: 200 bytes, in jemalloc's 224-byte class, where
+// (for 100 items at 1%: 192 bytes, exactly a jemalloc size class, where
 // RedisBloom's three allocations take 256). Later layers are described in one
 // array of exactly their number, each with its own word array (a blocked
 // layer's 64-byte aligned). Everything comes from the allocator hook
