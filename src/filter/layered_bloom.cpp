@@ -160,6 +160,14 @@ struct block_deleter {
 };
 using block_ptr = std::unique_ptr<layered_block, block_deleter>;
 
+double full_rate(filter_kind kind, std::uint64_t capacity, std::uint64_t bits,
+                 std::uint32_t hashes) noexcept;
+
+/// Layers of at most this many bytes of words are taken to stay in the CPU's
+/// caches (L2 is 256 KiB or more on current x86 cores), where a classic
+/// layer's one miss per hash is not paid.
+constexpr std::uint64_t cache_resident_bytes = std::uint64_t{64} << 10;
+
 /// The bytes an allocation of `bytes` occupies: its size class.
 std::uint64_t class_of(std::uint64_t bytes) noexcept {
   const layered_bloom_filter::size_class_fn size_class = layered_bloom_filter::size_class();
@@ -303,12 +311,23 @@ std::optional<sized_layer> fitting_layer(std::uint64_t capacity, double fpr, boo
   };
   const std::optional<sized_layer> classic = pick(o.classic_grown, o.classic_least);
   const std::optional<sized_layer> blocked = pick(o.blocked_grown, o.blocked_least);
-  // Blocked unless classic saves more than 1/16 of the memory: with
-  // jemalloc's classes (at least 1/8 apart from 64 bytes up) a smaller class
-  // for the layer's words does, while a blocked first layer's separate 64
-  // bytes of block do not; without classes it keeps the faster kind where
-  // blocking costs a few percent (10.43 against 10.05 bits per item at 0.8%).
-  if (classic && (!blocked || classic->cost * 16 < blocked->cost * 15)) return classic;
+  if (!classic || !blocked) return classic ? classic : blocked;
+  const auto rate = [&](const sized_layer& l) {
+    return full_rate(l.shape.kind, capacity, l.shape.size.bits, l.shape.size.hashes);
+  };
+  // A layer that stays in cache (one miss per hash costs nothing there):
+  // the smaller memory, then the lower rate (classic, at equal bits).
+  if (blocked->words * 8 <= cache_resident_bytes) {
+    if (classic->cost != blocked->cost) return classic->cost < blocked->cost ? classic : blocked;
+    return rate(*classic) <= rate(*blocked) ? classic : blocked;
+  }
+  // A larger one: blocked unless classic saves more than 1/16 of the
+  // memory. With jemalloc's classes (at least 1/8 apart from 64 bytes up)
+  // a smaller class for the words does, a blocked first layer's separate
+  // 64 bytes of block do not; without classes this keeps the faster kind
+  // where blocking costs a few percent (10.43 against 10.05 bits per item
+  // at 0.8%).
+  if (classic->cost * 16 < blocked->cost * 15) return classic;
   return blocked;
 }
 

@@ -32,18 +32,20 @@
 // Layer kinds. Each layer is either blocked (blocked_bloom.hpp's layout: all k
 // bits in one 512-bit block, one cache miss per lookup; sized by
 // bloom_math::blocked_size_for) or classic (bloom.hpp's xxh3 layout: k bits
-// anywhere; bloom_math::classic_size_for). Blocking costs bits, the more the
-// tighter the rate (4% more than classic at 0.8%, 16% at 8e-5, 36% at 8e-7:
-// bloom_math's exact formulas), and a blocked layer is a whole number of
-// 64-byte blocks, which a small layer pays for (100 items at 0.8% need 126
-// classic bytes, 192 blocked). So each new layer is classic when that saves
-// more than 1/16 of its memory, counted in the allocator's size classes
-// (below), and blocked otherwise, being faster. With jemalloc's classes (at
-// least 1/8 apart from 64 bytes up) that means the kind of the smaller class,
-// blocked at a tie. Both kinds are grown to fill their size class: the rounding
-// is paid anyway, so it buys bits (a lower rate, with the number of hashes
-// chosen again). Without set_size_class() nothing is rounded. Every item is
-// hashed once (XXH3-128, seed 0) for all layers.
+// anywhere, one miss per hash in a large array; bloom_math::classic_size_for).
+// Blocking costs bits, the more the tighter the rate (4% more than classic at
+// 0.8%, 16% at 8e-5, 36% at 8e-7: bloom_math's exact formulas), and a blocked
+// layer is a whole number of 64-byte blocks, which a small layer pays for (100
+// items at 0.8% need 126 classic bytes, 192 blocked). Memory is counted in the
+// allocator's size classes (below). A layer of at most 64 KiB, which stays in
+// the CPU's caches, takes the kind that costs less memory, and at equal memory
+// the one with the lower rate (classic). A larger layer is blocked, which is
+// faster, unless classic saves more than 1/16 of its memory: with jemalloc's
+// classes (at least 1/8 apart from 64 bytes up) that is whenever classic takes
+// a smaller class, as at tight rates. Both kinds are grown to fill their size
+// class: the rounding is paid anyway, so it buys bits (a lower rate, with the
+// number of hashes chosen again). Without set_size_class() nothing is rounded.
+// Every item is hashed once (XXH3-128, seed 0) for all layers.
 //
 // Memory. The filter object is one pointer. It points to one allocation
 // holding the parameters, the first layer's description and, when the first
