@@ -333,14 +333,45 @@ std::optional<sized_layer> fitting_layer(std::uint64_t capacity, double fpr, boo
 
 // --- one layer's bits -------------------------------------------------------------
 
+/// splitmix64's output function (Steele, Lea and Flood, "Fast splittable
+/// pseudorandom number generators", OOPSLA 2014; the constants are
+/// Stafford's "Mix13"): a bijection of 64-bit words whose every output bit
+/// depends on every input bit.
+[[nodiscard]] constexpr std::uint64_t mix13(std::uint64_t x) noexcept {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// Calls fn(position) for the k positions of a classic layer: double hashing
+/// g_i = h1 + i h2 (h2 odd), as bloom.hpp's classic kind, but each g_i mixed
+/// before it is mapped to [0, m) by fastrange. Unmixed, the positions of an
+/// item are an arithmetic progression fixed by two numbers of size m, so an
+/// item never added shares most of its positions with some added item far
+/// more often than independent positions would: measured 1.2x the formula's
+/// rate for 100 items at 0.8% and 60x for 100 items at 8e-7 (m = 2,923, k =
+/// 20; Kirsch and Mitzenmacher's bound for double hashing is asymptotic in
+/// m). Mixed, the k positions behave as independent and the layer measures
+/// at bloom_math::classic_fpr (tests/filter/layered_bloom_test.cpp).
+template <class Fn>
+bool classic_probes(const hash128& h, std::uint64_t m, std::uint32_t k, Fn&& fn) {
+  const std::uint64_t step = h.high | 1;
+  std::uint64_t g = h.low;
+  for (std::uint32_t i = 0; i < k; ++i) {
+    if (!fn(detail::fastrange64(mix13(g), m))) return false;
+    g += step;
+  }
+  return true;
+}
+
 bool layer_test(const layered_layer& l, const hash128& h) noexcept {
   if (l.kind == filter_kind::blocked) {
     return detail::best_kernels().test(
         l.words + detail::fastrange64(h.low, l.bits / block_bits) * 8, h.high, l.hashes);
   }
   const std::uint64_t* w = l.words;
-  return detail::classic_positions_from_hash(
-      h, l.bits, l.hashes, [w](std::uint64_t p) { return ((w[p >> 6] >> (p & 63)) & 1) != 0; });
+  return classic_probes(h, l.bits, l.hashes,
+                        [w](std::uint64_t p) { return ((w[p >> 6] >> (p & 63)) & 1) != 0; });
 }
 
 void layer_set(layered_layer& l, const hash128& h) noexcept {
@@ -349,7 +380,7 @@ void layer_set(layered_layer& l, const hash128& h) noexcept {
                                h.high, l.hashes);
   } else {
     std::uint64_t* w = l.words;
-    detail::classic_positions_from_hash(h, l.bits, l.hashes, [w](std::uint64_t p) {
+    classic_probes(h, l.bits, l.hashes, [w](std::uint64_t p) {
       w[p >> 6] |= std::uint64_t{1} << (p & 63);
       return true;
     });
