@@ -111,7 +111,7 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     const auto s = chain->add(c.arg(first_item));
     if (s == layered_bloom_filter::add_status::added ||
         s == layered_bloom_filter::add_status::present) {
-      c.integer(s == layered_bloom_filter::add_status::added ? 1 : 0);
+      c.boolean(s == layered_bloom_filter::add_status::added);
     } else {
       c.error(add_error(s));
     }
@@ -129,7 +129,7 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     const auto s = answers[i];
     if (s == layered_bloom_filter::add_status::added ||
         s == layered_bloom_filter::add_status::present) {
-      c.integer(s == layered_bloom_filter::add_status::added ? 1 : 0);
+      c.boolean(s == layered_bloom_filter::add_status::added);
     } else {
       c.error(add_error(s));
     }
@@ -247,17 +247,17 @@ int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
     const layered_bloom_filter* chain =
         status == key_status::ok ? key.value<layered_bloom_filter>() : nullptr;
     const auto n = static_cast<std::size_t>(argc - 2);
-    if (!multi) return c.integer(chain != nullptr && chain->may_contain(c.arg(2)) ? 1 : 0);
+    if (!multi) return c.boolean(chain != nullptr && chain->may_contain(c.arg(2)));
     c.array(static_cast<long>(n));
     if (chain == nullptr) {
-      for (std::size_t i = 0; i < n; ++i) c.integer(0);
+      for (std::size_t i = 0; i < n; ++i) c.boolean(false);
       return api::ok;
     }
     batch<std::string_view> items(n);
     for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(2 + static_cast<int>(i));
     batch<bool> answers(n);
     chain->may_contain_many(items.first(n), answers.first(n));
-    for (std::size_t i = 0; i < n; ++i) c.integer(answers[i] ? 1 : 0);
+    for (std::size_t i = 0; i < n; ++i) c.boolean(answers[i]);
     return api::ok;
   });
 }

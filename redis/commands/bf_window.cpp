@@ -199,9 +199,9 @@ int add_items(const call& c, window_value& v, int first, bool multi) {
   } else {
     api::Replicate(c.ctx, command_name("BF.MADD").c_str(), "sv", c.argv[1], c.argv + first, n);
   }
-  if (!multi) return c.integer(fresh[0]);
+  if (!multi) return c.boolean(fresh[0] != 0);
   c.array(static_cast<long>(n));
-  for (const unsigned char x : fresh) c.integer(x);
+  for (const unsigned char x : fresh) c.boolean(x != 0);
   return api::ok;
 }
 
@@ -322,7 +322,7 @@ int bf_addat(api::Ctx* ctx, api::String** argv, int argc) {
     }
     c.replicate();
     c.array(static_cast<long>(n));
-    for (const unsigned char x : fresh) c.integer(x);
+    for (const unsigned char x : fresh) c.boolean(x != 0);
     return api::ok;
   });
 }
@@ -354,14 +354,14 @@ int bf_loadwindow(api::Ctx* ctx, api::String** argv, int argc) {
 int window_exists(const call& c, const window_value& v, bool multi) {
   const auto& f = v.filter;
   const double now = read_time(f);
-  if (!multi) return c.integer(f.may_contain(c.arg(2), now) ? 1 : 0);
+  if (!multi) return c.boolean(f.may_contain(c.arg(2), now));
   const auto n = static_cast<std::size_t>(c.argc - 2);
   std::vector<std::string_view> items(n);
   for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(2 + static_cast<int>(i));
   auto answers = std::make_unique<bool[]>(n);
   f.may_contain_many(items, now, {answers.get(), n});
   c.array(static_cast<long>(n));
-  for (std::size_t i = 0; i < n; ++i) c.integer(answers[i] ? 1 : 0);
+  for (std::size_t i = 0; i < n; ++i) c.boolean(answers[i]);
   return api::ok;
 }
 

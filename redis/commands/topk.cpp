@@ -138,7 +138,11 @@ int topk_query(api::Ctx* ctx, api::String** argv, int argc) {
     if (t == nullptr) return c.error(pending_error);
     c.array(argc - 2);
     for (int i = 2; i < argc; ++i) {
-      c.integer(count ? t->count(c.arg(i)) : (t->query(c.arg(i)) ? 1 : 0));
+      if (count) {
+        c.integer(t->count(c.arg(i)));
+      } else {
+        c.boolean(t->query(c.arg(i)));
+      }
     }
     return api::ok;
   });

@@ -76,6 +76,9 @@ struct call {
   int error(const std::string& message) const { return api::ReplyWithError(ctx, message.c_str()); }
   int wrong_arity() const { return api::WrongArity(ctx); }
   int integer(long long v) const { return api::ReplyWithLongLong(ctx, v); }
+  /// A RESP3 boolean, or the integer 1 or 0 under RESP2 (as RedisBloom 2.6
+  /// answers BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.DEL, TOPK.QUERY).
+  int boolean(bool v) const { return api::ReplyWithBool(ctx, v ? 1 : 0); }
   int simple(const char* s) const { return api::ReplyWithSimpleString(ctx, s); }
   int ok() const { return simple("OK"); }
   int array(long n) const { return api::ReplyWithArray(ctx, n); }

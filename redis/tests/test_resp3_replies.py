@@ -1,8 +1,11 @@
-"""BF.INFO, CF.INFO, CMS.INFO and TOPK.INFO under RESP3 (HELLO 3) and RESP2,
-on one connection: a map of the fields under RESP3, as RedisBloom 2.6 answers
-(BF.INFO with one field: a map of that one field), and the flat array of
-names and values (one field: a one-element array) under RESP2. redis-py 4.3
-speaks RESP2 only, so RESP3 goes through test_tdigest_resp3's small reader."""
+"""Replies under RESP3 (HELLO 3) and RESP2, on one connection, as RedisBloom
+2.6 answers: BF.INFO, CF.INFO, CMS.INFO and TOPK.INFO are maps under RESP3
+(BF.INFO with one field: a map of that one field) and flat arrays of names
+and values under RESP2 (one field: a one-element array); the yes/no answers
+of BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.DEL and TOPK.QUERY are booleans
+under RESP3 and the integers 1 and 0 under RESP2, while counts stay integers.
+redis-py 4.3 speaks RESP2 only, so RESP3 goes through test_tdigest_resp3's
+small reader."""
 import pytest
 
 from test_tdigest_resp3 import Resp3
@@ -105,3 +108,42 @@ def test_windowed_bf_info_follows_the_protocol(conn):
     assert conn.send("HELLO", "2")[0] == "*"
     assert flat(conn.send("BF.INFO", "w"))["Capacity"] == (":", 1000)
     assert conn.send("BF.INFO", "w", "ITEMS") == ("*", [(":", 1)])
+
+
+T, F = ("#", True), ("#", False)
+
+
+def test_yes_no_answers_are_booleans_under_resp3_and_integers_under_resp2(conn):
+    assert conn.send("HELLO", "3")[0] == "%"
+    assert conn.send("BF.ADD", "bf", "a") == T
+    assert conn.send("BF.ADD", "bf", "a") == F
+    assert conn.send("BF.MADD", "bf", "a", "b") == ("*", [F, T])
+    assert conn.send("BF.INSERT", "bf", "ITEMS", "c") == ("*", [T])
+    assert conn.send("BF.EXISTS", "bf", "a") == T
+    assert conn.send("BF.EXISTS", "missing", "a") == F
+    assert conn.send("BF.MEXISTS", "bf", "a", "zz") == ("*", [T, F])
+    assert conn.send("BF.CARD", "bf") == (":", 3)
+    assert conn.send("CF.ADD", "cf", "a") == T
+    assert conn.send("CF.ADDNX", "cf", "a") == F
+    assert conn.send("CF.INSERT", "cf", "ITEMS", "b") == ("*", [T])
+    assert conn.send("CF.INSERTNX", "cf", "ITEMS", "b", "c") == ("*", [(":", 0), (":", 1)])
+    assert conn.send("CF.EXISTS", "cf", "a") == T
+    assert conn.send("CF.MEXISTS", "cf", "a", "zz") == ("*", [T, F])
+    assert conn.send("CF.COUNT", "cf", "a") == (":", 1)
+    assert conn.send("CF.DEL", "cf", "a") == T
+    assert conn.send("CF.DEL", "cf", "a") == F
+    assert conn.send("TOPK.RESERVE", "topk", "2") == ("+", "OK")
+    conn.send("TOPK.ADD", "topk", "x", "x", "y")
+    assert conn.send("TOPK.QUERY", "topk", "x", "nope") == ("*", [T, F])
+    assert conn.send("TOPK.COUNT", "topk", "x")[1][0][0] == ":"
+    assert conn.send("BF.RESERVE", "w", "0.01", "100", "WINDOW", "60") == ("+", "OK")
+    assert conn.send("BF.ADD", "w", "a") == T
+    assert conn.send("BF.MEXISTS", "w", "a", "zz") == ("*", [T, F])
+
+    assert conn.send("HELLO", "2")[0] == "*"
+    assert conn.send("BF.ADD", "bf", "d") == (":", 1)
+    assert conn.send("BF.EXISTS", "bf", "zz") == (":", 0)
+    assert conn.send("CF.EXISTS", "cf", "b") == (":", 1)
+    assert conn.send("CF.DEL", "cf", "b") == (":", 1)
+    assert conn.send("TOPK.QUERY", "topk", "x") == ("*", [(":", 1)])
+    assert conn.send("BF.ADD", "w", "b") == (":", 1)
