@@ -76,7 +76,8 @@ cases = [
     ("BF.ADD-created, 1000 items (several layers)", small // 10, bf_auto(1000)),
 ]
 for rate in ("0.1", "0.01", "0.001", "0.0001", "0.00001", "0.000001"):
-    cases.append((f"BF.RESERVE {rate} 100000, full", 3, bf_reserve(rate, 100000, 100000)))
+    cases.append((f"BF.RESERVE {rate} 100000, full", 3 if QUICK else 10,
+                  bf_reserve(rate, 100000, 100000)))
 cases += [
     ("BF.RESERVE 0.01 1000, 10000 items (5 layers)", 30, bf_reserve("0.01", 1000, 10000)),
     ("CF.RESERVE 1000000", 3, cmd("CF.RESERVE", "1000000")),

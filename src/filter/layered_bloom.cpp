@@ -405,6 +405,28 @@ double full_rate(filter_kind kind, std::uint64_t capacity, std::uint64_t bits,
              : bloom_math::classic_fpr(n, static_cast<double>(bits), hashes);
 }
 
+/// The rate a layer's bits give now: for a classic layer (ones / m)^k, as
+/// for k independent positions; for a blocked one the average over blocks of
+/// (ones in the block / 512)^k, exact for the blocked layout.
+double rate_of_bits(const layered_layer& l) noexcept {
+  const auto k = static_cast<double>(l.hashes);
+  const std::uint64_t words = l.bits / 64;
+  if (l.kind == filter_kind::classic) {
+    std::uint64_t ones = 0;
+    for (std::uint64_t i = 0; i < words; ++i)
+      ones += static_cast<unsigned>(std::popcount(l.words[i]));
+    return std::pow(static_cast<double>(ones) / static_cast<double>(l.bits), k);
+  }
+  double sum = 0;
+  for (std::uint64_t b = 0; b < words; b += 8) {
+    unsigned ones = 0;
+    for (std::uint64_t w = b; w < b + 8; ++w)
+      ones += static_cast<unsigned>(std::popcount(l.words[w]));
+    sum += std::pow(ones / 512.0, k);
+  }
+  return sum / static_cast<double>(words / 8);
+}
+
 /// Per-call buffers of a batch: on the stack up to `inline_items` items (a
 /// BF.MADD / BF.MEXISTS of a few items, the common call, then allocates
 /// nothing), on the heap beyond.
@@ -580,12 +602,18 @@ bool layered_bloom_filter::add_layer() {
 
 double layered_bloom_filter::next_budget() const noexcept {
   const layered_block& b = *block_;
-  // Rates spent: each layer's exact rate when full, at most its budget and
-  // lower when its words were grown to their size class.
+  // Rates spent: each layer's exact rate when full (at most its budget,
+  // lower when its words were grown to their size class), or the rate its
+  // bits give now when that is higher. The formula is an average over item
+  // sets; the bits are this filter's: 100 items in 1,024 bits set a fraction
+  // that varies by about 2%, so a full first layer's rate varies by about
+  // 12% around its 0.8 p, and a chain that trusted the formula measured
+  // 1.10% at p = 1% for one item set (10 layers from a capacity of 100).
+  // Every layer but the newest is full and never changes again.
   double spent = 0;
   for (std::size_t i = 0; i < b.first.count; ++i) {
     const layered_layer& l = b.at(i);
-    spent += full_rate(l.kind, l.capacity, l.bits, l.hashes);
+    spent += std::max(full_rate(l.kind, l.capacity, l.bits, l.hashes), rate_of_bits(l));
   }
   // Kept for the layers after this one: their schedule budgets,
   // (1 - s) p (1 - (6 / pi^2) sum_{j <= index} 1 / j^2).

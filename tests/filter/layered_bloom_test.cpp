@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -100,6 +101,30 @@ TEST(LayeredBloom, MeasuredRateAtMostTheRequestedRate) {
   int positives = 0;
   for (int i = 0; i < 200000; ++i) positives += f.may_contain("absent" + std::to_string(i)) ? 1 : 0;
   EXPECT_LT(positives, 2000);
+}
+
+// A deep chain from a small capacity (10 layers from 100, at 1 %, grown to
+// jemalloc-like size classes as in the Redis module), 4,000,000 strangers.
+// For this item set the first layer's bits give 0.81 % where its formula
+// says 0.73 %; a budget that trusted the formula measured 1.10 %. Budgets
+// that count each full layer's bits measure under p (0.98 % over 10^7
+// strangers; one standard deviation of the measurement is 0.005 %).
+TEST(LayeredBloom, DeepChainMeasuresUnderTheRateWhateverItsFirstLayerDrew) {
+  const auto classes = [](std::uint64_t bytes) noexcept -> std::uint64_t {
+    if (bytes <= 128) return (bytes + 15) / 16 * 16;
+    const auto group = std::bit_width(bytes - 1) - 1;
+    const std::uint64_t step = std::uint64_t{1} << (group - 2);
+    return (bytes + step - 1) / step * step;
+  };
+  layered_bloom_filter::set_size_class(classes);
+  layered_bloom_filter f(100, 0.01, 2, false, big);
+  for (int i = 0; i < 100000; ++i) f.add("item:" + std::to_string(i));
+  EXPECT_EQ(f.layer_count(), 10U);
+  int hits = 0;
+  for (int i = 0; i < 4'000'000; ++i)
+    hits += f.may_contain("stranger:" + std::to_string(i)) ? 1 : 0;
+  layered_bloom_filter::set_size_class(nullptr);
+  EXPECT_LE(hits, 40000);
 }
 
 TEST(LayeredBloom, AddManyAnswersAsAdd) {
