@@ -59,7 +59,6 @@ struct layered_block {
   [[nodiscard]] std::uint64_t* tail() noexcept {
     return reinterpret_cast<std::uint64_t*>(this + 1);
   }
-  [[nodiscard]] std::uint8_t count() const noexcept { return first.count; }
   [[nodiscard]] layered_layer& at(std::size_t i) noexcept { return i == 0 ? first : more[i - 1]; }
   [[nodiscard]] const layered_layer& at(std::size_t i) const noexcept {
     return i == 0 ? first : more[i - 1];
