@@ -17,22 +17,22 @@
 //   layer 0:       budget (4/5) p                 (p itself when NONSCALING)
 //   layer i >= 1:  budget (1/5) p * (6 / pi^2) / i^2
 //
-// The budgets sum to less than p for any number of layers (the sum of 1/i^2
-// is pi^2/6, the Basel problem), so the measured rate stays at or under p.
-// What a full layer leaves unspent (its exact rate when full is below its
-// budget, by the rounding of its size and by its growth to the size class,
-// below) is carried to the next layer: a new layer gets p minus the rates
-// of the layers before it minus the budgets kept for the layers after it
-// (next_budget()). A full layer's rate is counted as the larger of its
-// formula's (an average over item sets) and the one its bits give, (ones /
-// m)^k, which is this filter's: a small layer's fill varies (100 items in
-// 1,024 bits: its rate by about 12%), and a chain that trusted the formula
-// measured above p. Full layers never change, so adding a layer reads their
-// words once (a popcount pass). RedisBloom halves the budget per layer (p/2, p/4, ...:
-// Almeida et al. 2007 with r = 1/2); this schedule gives the first layer --
-// the whole filter when the capacity was right -- four fifths, and decays
-// polynomially afterwards, so a deep chain (what a small default capacity
-// grows into) does not pay for exponentially tight rates.
+// The budgets sum to less than p for any number of layers (the sum of 1/i^2 is
+// pi^2/6, the Basel problem), so the measured rate stays at or under p. What a
+// full layer leaves unspent (its exact rate when full is below its budget, by
+// the rounding of its size and by its growth to the size class, below) is
+// carried to the next layer: a new layer gets p minus the rates of the layers
+// before it minus the budgets kept for the layers after it (next_budget()). A
+// full layer's rate is counted as the larger of its formula's (an average over
+// item sets) and the one its bits give, (ones / m)^k, which is this filter's: a
+// small layer's fill varies (100 items in 1,024 bits: its rate by about 12%),
+// and a chain that trusted the formula measured above p. Full layers never
+// change, so adding a layer reads their words once (a popcount pass).
+// RedisBloom halves the budget per layer (p/2, p/4, ...: Almeida et al. 2007
+// with r = 1/2); this schedule gives the first layer -- the whole filter when
+// the capacity was right -- four fifths, and decays polynomially afterwards, so
+// a deep chain (what a small default capacity grows into) does not pay for
+// exponentially tight rates.
 //
 // Layer kinds. Each layer is either blocked (blocked_bloom.hpp's layout: all k
 // bits in one 512-bit block, one cache miss per lookup; sized by
