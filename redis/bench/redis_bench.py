@@ -97,22 +97,22 @@ def redisbloom_bits(capacity, p, layers):
 
 
 def redisbloom_allocated(capacity, p, layers):
-    return sum(jemalloc_class(b // 8) for b in redisbloom_layers(capacity, p, layers))
+    """RedisBloom's value as allocated: its chain (32 bytes), its link table
+    (64 bytes per layer) and each layer's bit array, each in its jemalloc class."""
+    return (jemalloc_class(32) + jemalloc_class(64 * layers) +
+            sum(jemalloc_class(b // 8) for b in redisbloom_layers(capacity, p, layers)))
 
 
 def our_allocated(r, key):
-    """Our layers' words as allocated: each layer's bits (from the header,
-    BF.SCANDUMP's first chunk: 32 bytes, then 32 per layer with bits at +8)
-    plus the hook's 72 bytes of cache-line padding, in its jemalloc class."""
+    """Our layers' bits (from the header, BF.SCANDUMP's first chunk: 32 bytes,
+    then 32 per layer with bits at +8) and the value as allocated (BF.INFO
+    Size: the object, its block, the layer table and the words, exactly; the
+    words fill their size classes)."""
     _, header = r.execute_command("BF.SCANDUMP", key, 0)
     count = int.from_bytes(header[24:28], "little")
-    words, total = 0, 0
-    for i in range(count):
-        at = 32 + 32 * i
-        bits = int.from_bytes(header[at + 8:at + 16], "little")
-        words += bits
-        total += jemalloc_class(bits // 8 + 72)
-    return words, total
+    words = sum(int.from_bytes(header[32 + 32 * i + 8:32 + 32 * i + 16], "little")
+                for i in range(count))
+    return words, r.execute_command("BF.INFO", key, "SIZE")[0]
 
 
 def main():
@@ -162,15 +162,17 @@ def main():
         r.flushall()
 
         print("\nbits per item against RedisBloom's rule (filled to the reserved capacity);")
-        print("words: bits of the filters' words; memory: the words as allocated, each layer in its")
-        print("jemalloc size class (ours with the hook's 72 bytes of padding; RedisBloom's Calloc)")
+        print("words: bits of the filters' words; memory: the value as allocated, in bits per item")
+        print("(ours: BF.INFO Size; RedisBloom's: chain, link table and bit arrays in their jemalloc classes)")
         print("  p       capacity  filled     layers  ours   RedisBloom  ours/RB  measured rate"
               "  memory ours  RB     ours/RB")
         strangers = 20000 if QUICK else 100000
         for p, capacity, filled in ((0.01, 100000, 100000), (0.001, 100000, 100000),
                                     (0.01, 50000, 100000), (0.01, 25000, 100000),
                                     (0.01, 10000, 100000), (0.01, 3000, 100000),
-                                    (0.01, 100, 100000), (0.1, 100000, 100000)):
+                                    (0.01, 100, 100000), (0.1, 100000, 100000),
+                                    (0.0001, 100000, 100000), (0.000001, 100000, 100000),
+                                    (0.01, 100, 100), (0.001, 100, 100)):
             r.flushall()
             r.execute_command("BF.RESERVE", "f", p, capacity)
             fill(r, "BF.MADD", "f", filled)
@@ -191,9 +193,10 @@ def main():
         r.execute_command("BF.RESERVE", "n", 0.01, 100000, "NONSCALING")
         ours, grown = our_allocated(r, "n")
         rb = (int(100000 * -math.log(0.01) / 0.480453013918201) + 63) // 64 * 64
+        rb_mem = jemalloc_class(32) + jemalloc_class(64) + jemalloc_class(rb // 8)
         print(f"  NONSCALING p=0.01 capacity 100000: ours {ours / 100000:.2f}, RedisBloom "
               f"{rb / 100000:.2f} bits/item; memory {grown * 8 / 100000:.2f} against "
-              f"{jemalloc_class(rb // 8) * 8 / 100000:.2f}")
+              f"{rb_mem * 8 / 100000:.2f}")
     finally:
         s.stop()
 

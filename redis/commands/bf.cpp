@@ -111,7 +111,7 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     const auto s = chain->add(c.arg(first_item));
     if (s == layered_bloom_filter::add_status::added ||
         s == layered_bloom_filter::add_status::present) {
-      c.integer(s == layered_bloom_filter::add_status::added ? 1 : 0);
+      c.boolean(s == layered_bloom_filter::add_status::added);
     } else {
       c.error(add_error(s));
     }
@@ -129,7 +129,7 @@ int insert_items(const call& c, int key_index, int first_item, const bf_options&
     const auto s = answers[i];
     if (s == layered_bloom_filter::add_status::added ||
         s == layered_bloom_filter::add_status::present) {
-      c.integer(s == layered_bloom_filter::add_status::added ? 1 : 0);
+      c.boolean(s == layered_bloom_filter::add_status::added);
     } else {
       c.error(add_error(s));
     }
@@ -247,17 +247,17 @@ int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
     const layered_bloom_filter* chain =
         status == key_status::ok ? key.value<layered_bloom_filter>() : nullptr;
     const auto n = static_cast<std::size_t>(argc - 2);
-    if (!multi) return c.integer(chain != nullptr && chain->may_contain(c.arg(2)) ? 1 : 0);
+    if (!multi) return c.boolean(chain != nullptr && chain->may_contain(c.arg(2)));
     c.array(static_cast<long>(n));
     if (chain == nullptr) {
-      for (std::size_t i = 0; i < n; ++i) c.integer(0);
+      for (std::size_t i = 0; i < n; ++i) c.boolean(false);
       return api::ok;
     }
     batch<std::string_view> items(n);
     for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(2 + static_cast<int>(i));
     batch<bool> answers(n);
     chain->may_contain_many(items.first(n), answers.first(n));
-    for (std::size_t i = 0; i < n; ++i) c.integer(answers[i] ? 1 : 0);
+    for (std::size_t i = 0; i < n; ++i) c.boolean(answers[i]);
     return api::ok;
   });
 }
@@ -276,29 +276,38 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
       return chain->nonscaling() ? c.null() : c.integer(chain->expansion());
     };
     if (argc == 3) {
-      const auto one = [&](auto reply) {
-        c.array(1);
+      // One field: [value] under RESP2, {name: value} under RESP3 (RedisBloom 2.6).
+      const auto one = [&](const char* name, auto reply) {
+        c.one_field(name);
         return reply();
       };
-      if (c.is(2, "capacity"))
-        return one([&] { return c.integer(static_cast<long long>(chain->capacity())); });
-      if (c.is(2, "size"))
-        return one([&] { return c.integer(static_cast<long long>(chain->memory_bytes())); });
-      if (c.is(2, "filters"))
-        return one([&] { return c.integer(static_cast<long long>(chain->layers().size())); });
-      if (c.is(2, "items"))
-        return one([&] { return c.integer(static_cast<long long>(chain->items())); });
-      if (c.is(2, "expansion")) return one(expansion);
+      if (c.is(2, "capacity")) {
+        return one("Capacity",
+                   [&] { return c.integer(static_cast<long long>(chain->capacity())); });
+      }
+      if (c.is(2, "size")) {
+        return one("Size",
+                   [&] { return c.integer(static_cast<long long>(chain->memory_bytes())); });
+      }
+      if (c.is(2, "filters")) {
+        return one("Number of filters",
+                   [&] { return c.integer(static_cast<long long>(chain->layer_count())); });
+      }
+      if (c.is(2, "items")) {
+        return one("Number of items inserted",
+                   [&] { return c.integer(static_cast<long long>(chain->items())); });
+      }
+      if (c.is(2, "expansion")) return one("Expansion rate", expansion);
       return c.error(unknown_argument(c, 2, "CAPACITY, SIZE, FILTERS, ITEMS or EXPANSION",
                                       "Invalid information value"));
     }
-    c.array(10);
+    c.pairs(5);
     c.simple("Capacity");
     c.integer(static_cast<long long>(chain->capacity()));
     c.simple("Size");
     c.integer(static_cast<long long>(chain->memory_bytes()));
     c.simple("Number of filters");
-    c.integer(static_cast<long long>(chain->layers().size()));
+    c.integer(static_cast<long long>(chain->layer_count()));
     c.simple("Number of items inserted");
     c.integer(static_cast<long long>(chain->items()));
     c.simple("Expansion rate");
@@ -309,7 +318,7 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
 // BF.DEBUG key: RedisBloom's description of the layers, in its format:
 // "size:<items>", then per layer its bytes, bits, hashes, hash width (64:
 // one 64-bit hash per item), capacity, items and its false-positive rate
-// when full (from the blocked layout's exact formula).
+// when full (from its kind's exact formula: classic or blocked).
 int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
@@ -319,14 +328,12 @@ int bf_debug(api::Ctx* ctx, api::String** argv, int argc) {
     if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     const auto* chain = key.value<layered_bloom_filter>();
-    c.array(static_cast<long>(1 + chain->layers().size()));
+    c.array(static_cast<long>(1 + chain->layer_count()));
     c.bulk("size:" + std::to_string(chain->items()));
-    for (const auto& l : chain->layers()) {
-      const double ratio = bloom_math::blocked_fpr(static_cast<double>(l.capacity), l.filter.bits(),
-                                                   l.filter.hashes());
+    for (std::size_t i = 0; i < chain->layer_count(); ++i) {
+      const auto l = chain->layer(i);
       c.bulk(fmt::format("bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{:g}",
-                         l.filter.bits() / 8, l.filter.bits(), l.filter.hashes(), l.capacity,
-                         l.filter.items_added(), ratio));
+                         l.bits / 8, l.bits, l.hashes, l.capacity, l.items, l.full_fpr()));
     }
     return api::ok;
   });

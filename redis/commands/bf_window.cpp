@@ -199,9 +199,9 @@ int add_items(const call& c, window_value& v, int first, bool multi) {
   } else {
     api::Replicate(c.ctx, command_name("BF.MADD").c_str(), "sv", c.argv[1], c.argv + first, n);
   }
-  if (!multi) return c.integer(fresh[0]);
+  if (!multi) return c.boolean(fresh[0] != 0);
   c.array(static_cast<long>(n));
-  for (const unsigned char x : fresh) c.integer(x);
+  for (const unsigned char x : fresh) c.boolean(x != 0);
   return api::ok;
 }
 
@@ -322,7 +322,7 @@ int bf_addat(api::Ctx* ctx, api::String** argv, int argc) {
     }
     c.replicate();
     c.array(static_cast<long>(n));
-    for (const unsigned char x : fresh) c.integer(x);
+    for (const unsigned char x : fresh) c.boolean(x != 0);
     return api::ok;
   });
 }
@@ -354,14 +354,14 @@ int bf_loadwindow(api::Ctx* ctx, api::String** argv, int argc) {
 int window_exists(const call& c, const window_value& v, bool multi) {
   const auto& f = v.filter;
   const double now = read_time(f);
-  if (!multi) return c.integer(f.may_contain(c.arg(2), now) ? 1 : 0);
+  if (!multi) return c.boolean(f.may_contain(c.arg(2), now));
   const auto n = static_cast<std::size_t>(c.argc - 2);
   std::vector<std::string_view> items(n);
   for (std::size_t i = 0; i < n; ++i) items[i] = c.arg(2 + static_cast<int>(i));
   auto answers = std::make_unique<bool[]>(n);
   f.may_contain_many(items, now, {answers.get(), n});
   c.array(static_cast<long>(n));
-  for (std::size_t i = 0; i < n; ++i) c.integer(answers[i] ? 1 : 0);
+  for (std::size_t i = 0; i < n; ++i) c.boolean(answers[i]);
   return api::ok;
 }
 
@@ -377,22 +377,22 @@ int window_info(const call& c, const window_value& v) {
   const double now = read_time(f);
   const auto items = static_cast<long long>(f.items_in_window(now));
   if (c.argc == 3) {
-    const auto one = [&](auto reply) {
-      c.array(1);
+    const auto one = [&](const char* name, auto reply) {
+      c.one_field(name);
       return reply();
     };
     if (c.is(2, "capacity"))
-      return one([&] { return c.integer(static_cast<long long>(f.capacity())); });
+      return one("Capacity", [&] { return c.integer(static_cast<long long>(f.capacity())); });
     if (c.is(2, "size"))
-      return one([&] { return c.integer(static_cast<long long>(f.memory_bytes())); });
-    if (c.is(2, "filters")) return one([&] { return c.integer(1); });
-    if (c.is(2, "items")) return one([&] { return c.integer(items); });
-    if (c.is(2, "expansion")) return one([&] { return c.null(); });
-    if (c.is(2, "window")) return one([&] { return reply_window(c, f); });
+      return one("Size", [&] { return c.integer(static_cast<long long>(f.memory_bytes())); });
+    if (c.is(2, "filters")) return one("Number of filters", [&] { return c.integer(1); });
+    if (c.is(2, "items")) return one("Number of items inserted", [&] { return c.integer(items); });
+    if (c.is(2, "expansion")) return one("Expansion rate", [&] { return c.null(); });
+    if (c.is(2, "window")) return one("Window", [&] { return reply_window(c, f); });
     return c.error(unknown_argument(c, 2, "CAPACITY, SIZE, FILTERS, ITEMS, EXPANSION or WINDOW",
                                     "Invalid information value"));
   }
-  c.array(18);
+  c.pairs(9);
   c.simple("Capacity");
   c.integer(static_cast<long long>(f.capacity()));
   c.simple("Size");

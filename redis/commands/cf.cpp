@@ -183,7 +183,13 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
       c.replicate();
       return c.error("Filter is full");
     }
-    c.integer(answer);
+    // As RedisBloom 2.6: a boolean (RESP3) for CF.ADD, CF.ADDNX and
+    // CF.INSERT; CF.INSERTNX's 1 / 0 and a full filter's -1 stay integers.
+    if (answer != -1 && (!o.nx || !o.multi)) {
+      c.boolean(answer == 1);
+    } else {
+      c.integer(answer);
+    }
   }
   c.replicate();
   return api::ok;
@@ -257,7 +263,11 @@ int cf_check(api::Ctx* ctx, api::String** argv, int argc) {
         answer =
             count ? static_cast<long long>(f->count(c.arg(i))) : (f->may_contain(c.arg(i)) ? 1 : 0);
       }
-      c.integer(answer);
+      if (count) {
+        c.integer(answer);
+      } else {
+        c.boolean(answer != 0);
+      }
     }
     return api::ok;
   });
@@ -273,7 +283,7 @@ int cf_del(api::Ctx* ctx, api::String** argv, int argc) {
     cuckoo_filter* f = complete_value<cf_traits>(key, status);
     if (f == nullptr) return c.error("Not found");
     c.replicate();
-    return c.integer(f->remove(c.arg(2)) ? 1 : 0);
+    return c.boolean(f->remove(c.arg(2)));
   });
 }
 
@@ -287,7 +297,7 @@ int cf_info(api::Ctx* ctx, api::String** argv, int argc) {
     const cuckoo_filter* f = complete_value<cf_traits>(key, status);
     if (status != key_status::ok) return c.error(status_error(status));
     if (f == nullptr) return c.error(pending_error);
-    c.array(16);
+    c.pairs(8);
     c.simple("Size");
     c.integer(static_cast<long long>(f->memory_bytes()));
     c.simple("Number of buckets");

@@ -191,7 +191,7 @@ int cms_info(api::Ctx* ctx, api::String** argv, int argc) {
     const count_min_sketch* s = complete_value<cms_traits>(key, status);
     if (status != key_status::ok) return c.error(cms_traits::status_error(status));
     if (s == nullptr) return c.error(pending_error);
-    c.array(6);
+    c.pairs(3);
     c.simple("width");
     c.integer(s->width());
     c.simple("depth");

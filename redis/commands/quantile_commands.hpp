@@ -30,17 +30,10 @@ namespace ringbloom::redis::quantile_commands {
 
 inline int reply_double(const call& c, double v) { return api::ReplyWithDouble(c.ctx, v); }
 
-// REDISMODULE_CTX_FLAGS_RESP3 (redismodule.h): the client said HELLO 3.
-inline constexpr int ctx_flags_resp3 = 1 << 22;
-
-/// A reply of `pairs` name/value pairs: a map for a RESP3 client, a flat
-/// array of 2 x pairs elements otherwise, as RedisBloom's INFO replies.
-/// Doubles need nothing of the kind: ReplyWithDouble sends a RESP3 double or
-/// a RESP2 bulk string by itself.
-inline int reply_pairs(const call& c, long pairs) {
-  if ((api::GetContextFlags(c.ctx) & ctx_flags_resp3) != 0) return api::ReplyWithMap(c.ctx, pairs);
-  return c.array(2 * pairs);
-}
+/// A map for a RESP3 client, a flat array otherwise (call::pairs). Doubles
+/// need nothing of the kind: ReplyWithDouble sends a RESP3 double or a RESP2
+/// bulk string by itself.
+inline int reply_pairs(const call& c, long pairs) { return c.pairs(pairs); }
 
 template <class Traits>
 int refuse(const call& c, const char* what) {

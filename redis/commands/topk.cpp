@@ -138,7 +138,11 @@ int topk_query(api::Ctx* ctx, api::String** argv, int argc) {
     if (t == nullptr) return c.error(pending_error);
     c.array(argc - 2);
     for (int i = 2; i < argc; ++i) {
-      c.integer(count ? t->count(c.arg(i)) : (t->query(c.arg(i)) ? 1 : 0));
+      if (count) {
+        c.integer(t->count(c.arg(i)));
+      } else {
+        c.boolean(t->query(c.arg(i)));
+      }
     }
     return api::ok;
   });
@@ -187,7 +191,7 @@ int topk_info(api::Ctx* ctx, api::String** argv, int argc) {
     const top_k* t = complete_value<topk_traits>(key, status);
     if (status != key_status::ok) return c.error(topk_traits::status_error(status));
     if (t == nullptr) return c.error(pending_error);
-    c.array(8);
+    c.pairs(4);
     c.simple("k");
     c.integer(t->k());
     c.simple("width");

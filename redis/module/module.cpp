@@ -211,12 +211,11 @@ std::uint64_t jemalloc_class(std::uint64_t bytes) noexcept {
   return (bytes + step - 1) / step * step;
 }
 
-// A layer's words of `bytes` (whole 64-byte blocks) take jemalloc's class
-// of `bytes` (hook_allocate serves them unpadded there): the largest
-// multiple of 64 in that class. The same on every server (see below).
-std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
+// The bytes an allocation of `bytes` occupies in jemalloc: its size class
+// (hook_allocate serves arrays unpadded there). Layers grow to fill it.
+std::uint64_t size_class(std::uint64_t bytes) noexcept {
   if (bytes > (std::uint64_t{1} << 50)) return bytes;
-  return std::max(bytes, jemalloc_class(bytes) / 64 * 64);
+  return jemalloc_class(bytes);
 }
 
 // Layers grow to jemalloc's size classes (Redis's default allocator) on
@@ -228,7 +227,7 @@ std::uint64_t words_in_class(std::uint64_t bytes) noexcept {
 // load; the log says so, since the growth then buys bits without saving
 // rounding there, and arrays that want cache-line alignment are padded.
 void install_size_classes(api::Ctx* ctx) {
-  layered_bloom_filter::set_size_class(words_in_class);
+  layered_bloom_filter::set_size_class(size_class);
   for (const std::size_t bytes : {std::size_t{64}, std::size_t{100}, std::size_t{192},
                                   std::size_t{5000}, std::size_t{40000}, std::size_t{1300000}}) {
     void* p = api::TryAlloc(bytes);

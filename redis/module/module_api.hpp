@@ -214,6 +214,7 @@ struct CommandInfo {
   X(ReplyWithNull, int, (Ctx * ctx))                                                          \
   X(ReplyWithDouble, int, (Ctx * ctx, double value))                                          \
   X(ReplyWithMap, int, (Ctx * ctx, long pairs))                                               \
+  X(ReplyWithBool, int, (Ctx * ctx, int value))                                               \
   X(GetContextFlags, int, (Ctx * ctx))                                                        \
   X(StringPtrLen, const char*, (const String* str, std::size_t* len))                         \
   X(StringToLongLong, int, (const String* str, long long* value))                             \

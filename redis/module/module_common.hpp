@@ -42,6 +42,9 @@ struct module_types {
 };
 module_types& types() noexcept;
 
+/// REDISMODULE_CTX_FLAGS_RESP3 (redismodule.h): the client said HELLO 3.
+inline constexpr int ctx_flags_resp3 = 1 << 22;
+
 /// One command call: its context and arguments.
 struct call {
   api::Ctx* ctx;
@@ -73,9 +76,27 @@ struct call {
   int error(const std::string& message) const { return api::ReplyWithError(ctx, message.c_str()); }
   int wrong_arity() const { return api::WrongArity(ctx); }
   int integer(long long v) const { return api::ReplyWithLongLong(ctx, v); }
+  /// A RESP3 boolean, or the integer 1 or 0 under RESP2 (as RedisBloom 2.6
+  /// answers BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.DEL, TOPK.QUERY).
+  int boolean(bool v) const { return api::ReplyWithBool(ctx, v ? 1 : 0); }
   int simple(const char* s) const { return api::ReplyWithSimpleString(ctx, s); }
   int ok() const { return simple("OK"); }
   int array(long n) const { return api::ReplyWithArray(ctx, n); }
+  /// A reply of `n` name/value pairs: a map for a RESP3 client (HELLO 3), a
+  /// flat array of 2 n elements otherwise, as RedisBloom 2.6's INFO replies.
+  int pairs(long n) const {
+    if (resp3()) return api::ReplyWithMap(ctx, n);
+    return array(2 * n);
+  }
+  /// The start of a reply of one named field (BF.INFO key CAPACITY): a map
+  /// {name: value} for a RESP3 client, a one-element array otherwise; the
+  /// caller then replies the value.
+  int one_field(const char* name) const {
+    if (!resp3()) return array(1);
+    api::ReplyWithMap(ctx, 1);
+    return simple(name);
+  }
+  [[nodiscard]] bool resp3() const { return (api::GetContextFlags(ctx) & ctx_flags_resp3) != 0; }
   int bulk(std::string_view s) const { return api::ReplyWithStringBuffer(ctx, s.data(), s.size()); }
   int null() const { return api::ReplyWithNull(ctx); }
   void replicate() const { api::ReplicateVerbatim(ctx); }

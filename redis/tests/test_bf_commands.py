@@ -256,6 +256,26 @@ def test_measured_fpr_at_or_under_rate(r):
         assert hits / 20000 <= 0.01 + 3 * (0.01 * 0.99 / 20000) ** 0.5, (name, hits)
 
 
+@pytest.mark.parametrize("rate", [0.1, 0.01, 0.001, 0.0001, 0.00001])
+def test_measured_fpr_at_or_under_rate_at_every_rate(r, rate):
+    """A filter of 1,024 integers, full, at each rate, whichever kind its
+    layer takes (classic at tight rates). Its one layer's exact rate when
+    full (BF.DEBUG's ratio) is under p, and 400,000 integer strangers
+    measure within 4 standard deviations (plus 4, for the small counts of
+    tight rates) of that rate. Fixed items, so fixed answers."""
+    r.execute_command("BF.RESERVE", "bf", rate, 1024)
+    r.execute_command("BF.MADD", "bf", *range(1024))
+    debug = r.execute_command("BF.DEBUG", "bf")
+    assert len(debug) == 2
+    ratio = float(debug[1].split(b"ratio:")[1])
+    assert ratio <= rate
+    hits = 0
+    for start in range(1024, 1024 + 400_000, 10_000):
+        hits += sum(r.execute_command("BF.MEXISTS", "bf", *range(start, start + 10_000)))
+    expected = ratio * 400_000
+    assert hits <= expected + 4 * expected ** 0.5 + 4, (rate, hits, expected)
+
+
 def test_large_filter_dumps_in_chunks_of_at_most_16_mib(r, raw):
     """A 19 MB layer is dumped in two chunks, each within 16 MiB, and loads back."""
     r.bf().create("big", 0.01, 15_000_000)

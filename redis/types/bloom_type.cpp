@@ -49,10 +49,10 @@ void bf_rdb_save(api::IO* io, void* value) noexcept {
   // Nothing here throws short of memory exhaustion, which Redis does not survive either.
   try {
     const auto* chain = static_cast<const layered_bloom_filter*>(value);
-    api::SaveUnsigned(io, chain->layers().size());
+    api::SaveUnsigned(io, chain->layer_count());
     const std::string header = chain->header();
     api::SaveStringBuffer(io, header.data(), header.size());
-    for (std::size_t i = 0; i < chain->layers().size(); ++i) {
+    for (std::size_t i = 0; i < chain->layer_count(); ++i) {
       const std::string blob = chain->layer_blob(i);
       api::SaveStringBuffer(io, blob.data(), blob.size());
     }
@@ -88,8 +88,8 @@ void bf_digest(api::Digest* digest, void* value) noexcept {
     const auto* chain = static_cast<const layered_bloom_filter*>(value);
     const std::string header = chain->header();
     api::DigestAddStringBuffer(digest, header.data(), header.size());
-    for (const auto& l : chain->layers()) {
-      const auto words = l.filter.words();
+    for (std::size_t i = 0; i < chain->layer_count(); ++i) {
+      const auto words = chain->layer(i).words;
       api::DigestAddStringBuffer(digest, reinterpret_cast<const char*>(words.data()),
                                  words.size() * 8);
     }
@@ -102,7 +102,7 @@ void bf_digest(api::Digest* digest, void* value) noexcept {
 void bf_free(void* value) noexcept { destroy(static_cast<layered_bloom_filter*>(value)); }
 
 std::size_t bf_free_effort(api::String* /*key*/, const void* value) noexcept {
-  return static_cast<const layered_bloom_filter*>(value)->layers().size();
+  return static_cast<const layered_bloom_filter*>(value)->layer_count();
 }
 
 void* bf_copy(api::String* /*from*/, api::String* /*to*/, const void* value) noexcept {

@@ -1,48 +1,77 @@
-// ringbloom/filter/layered_bloom.hpp: a scalable Bloom filter over blocked
-// layers, with RedisBloom's growth and its own error schedule: the value
-// behind the Redis module's BF.* keys.
+// ringbloom/filter/layered_bloom.hpp: a scalable Bloom filter whose layers
+// are each the smaller of a classic and a blocked filter, with RedisBloom's
+// growth and its own error schedule: the value behind the Redis module's BF.*
+// keys.
 //
 // When to use it: when items arrive without a known count and the filter
 // must answer as RedisBloom's BF.* does (capacity, EXPANSION, NONSCALING,
-// adds that skip items already present). scalable_bloom.hpp is the
-// classic-layer filter with the textbook schedule; this one trades that for
-// one cache miss per layer and a schedule that keeps deep chains cheap.
+// adds that skip items already present), and when many of them are small
+// (a service with a filter per user): a small filter is one allocation.
+// scalable_bloom.hpp is the classic-layer filter with the textbook schedule.
 //
-// Layers. Items go into the newest layer, a blocked_bloom_filter; when it
-// holds its capacity a new layer with `expansion` times the capacity is
-// added (a NONSCALING filter refuses instead). A lookup asks every layer,
-// so the filter's rate is at most the sum of the layers' rates, each at
-// most its budget when full:
+// Layers. Items go into the newest layer; when it holds its capacity a new
+// layer with `expansion` times the capacity is added (a NONSCALING filter
+// refuses instead). A lookup asks every layer, so the filter's rate is at
+// most the sum of the layers' rates, each at most its budget when full:
 //
 //   layer 0:       budget (4/5) p                 (p itself when NONSCALING)
 //   layer i >= 1:  budget (1/5) p * (6 / pi^2) / i^2
 //
-// The budgets sum to less than p for any number of layers (the sum of 1/i^2
-// is pi^2/6, the Basel problem), so the measured rate stays at or under p.
-// What a full layer leaves unspent (its exact rate when full is below its
-// budget, by the rounding of its size and by its growth to the size class,
-// below) is carried to the next layer: a new layer gets p minus the exact
-// rates of the layers before it minus the budgets kept for the layers after
-// it (next_budget()). RedisBloom halves the budget per layer (p/2, p/4, ...:
-// Almeida et al. 2007 with r = 1/2); this schedule gives the first layer --
-// the whole filter when the capacity was right -- four fifths, and decays
-// polynomially afterwards, so a deep chain (what a small default capacity
-// grows into) does not pay for exponentially tight rates.
+// The budgets sum to less than p for any number of layers (the sum of 1/i^2 is
+// pi^2/6, the Basel problem), so the measured rate stays at or under p. What a
+// full layer leaves unspent (its exact rate when full is below its budget, by
+// the rounding of its size and by its growth to the size class, below) is
+// carried to the next layer: a new layer gets p minus the rates of the layers
+// before it minus the budgets kept for the layers after it (next_budget()). A
+// full layer's rate is counted as the larger of its formula's (an average over
+// item sets) and the one its bits give, (ones / m)^k, which is this filter's: a
+// small layer's fill varies (100 items in 1,024 bits: its rate by about 12%),
+// and a chain that trusted the formula measured above p. Full layers never
+// change, so adding a layer reads their words once (a popcount pass).
+// RedisBloom halves the budget per layer (p/2, p/4, ...: Almeida et al. 2007
+// with r = 1/2); this schedule gives the first layer -- the whole filter when
+// the capacity was right -- four fifths, and decays polynomially afterwards, so
+// a deep chain (what a small default capacity grows into) does not pay for
+// exponentially tight rates.
 //
-// Each layer is sized by bloom_math::blocked_size_for(capacity, budget), so
-// it measures at its budget when full, and then grown to fill the
-// allocator's size class it lands in (set_size_class(); jemalloc rounds a
-// 1.3 MiB array up to 1.5 MiB): the rounding is paid anyway, so it buys bits
-// (a lower rate, with the number of hashes chosen again). Without
-// set_size_class() nothing is rounded. Every item is hashed once (XXH3-128,
-// seed 0) for all layers.
+// Layer kinds. Each layer is either blocked (blocked_bloom.hpp's layout: all k
+// bits in one 512-bit block, one cache miss per lookup; sized by
+// bloom_math::blocked_size_for) or classic (k bits anywhere, one miss per
+// hash in a large array; bloom_math::classic_size_for). A classic layer's
+// positions are bloom.hpp's xxh3 double hashing with each probe g_i mixed
+// (splitmix64's finalizer) before fastrange: unmixed, a small layer at a
+// tight rate measures far above the formula (60x for 100 items at 8e-7).
+// Blocking costs bits, the more the tighter the rate (4% more than classic at
+// 0.8%, 16% at 8e-5, 36% at 8e-7: bloom_math's exact formulas), and a blocked
+// layer is a whole number of 64-byte blocks, which a small layer pays for (100
+// items at 0.8% need 126 classic bytes, 192 blocked). Memory is counted in the
+// allocator's size classes (below). A layer of at most 64 KiB, which stays in
+// the CPU's caches, takes the kind that costs less memory, and at equal memory
+// the one with the lower rate (classic). A larger layer is blocked, which is
+// faster, unless classic saves more than 1/16 of its memory: with jemalloc's
+// classes (at least 1/8 apart from 64 bytes up) that is whenever classic takes
+// a smaller class, as at tight rates. Both kinds are grown to fill their size
+// class: the rounding is paid anyway, so it buys bits (a lower rate, with the
+// number of hashes chosen again). Without set_size_class() nothing is rounded.
+// Every item is hashed once (XXH3-128, seed 0) for all layers.
+//
+// Memory. The filter object is one pointer. It points to one allocation
+// holding the parameters, the first layer's description and, when the first
+// layer is classic, its words: a filter that never grew is that one block
+// (for 100 items at 1%: 192 bytes, exactly a jemalloc size class, where
+// RedisBloom's three allocations take 256). Later layers are described in one
+// array of exactly their number, each with its own word array (a blocked
+// layer's 64-byte aligned). Everything comes from the allocator hook
+// (allocator_hook.hpp), so a Redis server counts it; memory_bytes() adds it
+// up exactly, the same after a reload.
 //
 // Guarantees: the false-positive rate is at most p for any number of items
-// (within the blocked layout's exact formula); no false negatives; a filter
-// never allocates more than `max_bytes` of words in total: creating or
-// growing past it is refused and changes nothing. At most max_layers layers.
+// (within each kind's exact formula); no false negatives; a filter never
+// allocates more than `max_bytes` of words in total: creating or growing
+// past it is refused and changes nothing. At most max_layers layers.
 // Not guaranteed: the number of layers for a given stream (an add that is a
-// false positive is skipped, so it depends on the hash).
+// false positive is skipped, so it depends on the hash), nor which kind a
+// layer gets (it depends on the size classes installed).
 //
 // Serialized forms. All integers little-endian (io/format.hpp helpers);
 // every form ends with the XXH3-64 (seed 0) of all bytes before it, checked
@@ -51,13 +80,17 @@
 //
 //   header() -- BF.SCANDUMP's first chunk, the RDB form's first part:
 //     0   4  "RBCH"
-//     4   u32 version (1)
+//     4   u32 version (2; version 1, written before classic layers existed,
+//             is read: its layers are all blocked and their kind field is 0)
 //     8   f64 error rate p
 //     16  u32 expansion
 //     20  u32 flags (bit 0: NONSCALING; others 0)
 //     24  u32 layer count L (1..64)
 //     28  u32 reserved (0)
-//     32  L x { u64 capacity, u64 bits, u64 items, u32 hashes, u32 reserved }
+//     32  L x { u64 capacity, u64 bits, u64 items, u32 hashes, u32 kind }
+//             kind: filter_kind's code, 1 classic (the mixed positions
+//             above; bits a multiple of 64, 1..128 hashes) or 2 blocked
+//             (bits a multiple of 512, 1..16 hashes)
 //     32 + 32 L  u64 XXH3-64
 //   from_header() builds a filter of zeroed layers from it.
 //
@@ -71,8 +104,11 @@
 //   load_chunk() checks it all before writing a word.
 //
 //   layer_blob(i) / from_blobs() -- the RDB form: header() plus one
-//   filter_file image (versioned, checksummed: filter_file.hpp) per layer;
-//   from_blobs checks that every image matches its header entry.
+//   filter_file image (versioned, checksummed: filter_file.hpp) per layer, a
+//   blocked filter, or for a classic layer a classic filter image that
+//   carries its bits, hashes, count and words (the positions are this
+//   filter's mixed ones, not bloom.hpp's); from_blobs checks that every image
+//   matches its header entry.
 //
 // Example:
 //
@@ -92,10 +128,14 @@
 #include <string_view>
 #include <vector>
 
-#include "ringbloom/allocator_hook.hpp"
-#include "ringbloom/filter/blocked_bloom.hpp"
+#include "ringbloom/filter/bloom.hpp"
+#include "ringbloom/hash.hpp"
 
 namespace ringbloom {
+
+namespace detail {
+struct layered_block;  // the filter's one allocation (layered_bloom.cpp)
+}  // namespace detail
 
 class layered_bloom_filter {
  public:
@@ -106,26 +146,39 @@ class layered_bloom_filter {
   /// Largest chunk() (BF.SCANDUMP and the AOF rewrite's BF.LOADCHUNK).
   static constexpr std::size_t max_chunk_bytes = std::size_t{16} << 20;
 
-  struct layer {
-    blocked_bloom_filter filter;
+  /// One layer as it stands: a view, valid until the filter is changed.
+  struct layer_info {
+    filter_kind kind = filter_kind::blocked;  ///< classic or blocked
     std::uint64_t capacity = 0;
+    std::uint64_t bits = 0;  ///< m: all of its words' bits
+    std::uint32_t hashes = 0;
+    std::uint64_t items = 0;  ///< items added to it
+    std::span<const std::uint64_t> words;
+    /// Its rate when it holds `capacity` items (its kind's exact formula).
+    [[nodiscard]] double full_fpr() const noexcept;
+  };
+
+  /// The shape chosen for a layer: kind, bits and hashes.
+  struct layer_shape {
+    filter_kind kind = filter_kind::blocked;
+    filter_size size;
   };
 
   enum class add_status : std::uint8_t { added, present, full, too_large };
 
-  /// How many bytes of words a layer may have at no extra memory: the
-  /// largest multiple of 64 at least `bytes` that the allocator serves from
-  /// the same size class (the Redis module installs jemalloc's classes).
-  /// Process-wide; nullptr (the default): no rounding. Set before any filter
-  /// exists.
+  /// The allocator's size class: the bytes an allocation of `bytes` really
+  /// occupies (the Redis module installs jemalloc's classes: 200 -> 224,
+  /// 1.3 MiB -> 1.5 MiB). Layers grow to fill it. Process-wide; nullptr (the
+  /// default): no rounding. Set before any filter exists.
   using size_class_fn = std::uint64_t (*)(std::uint64_t bytes) noexcept;
   static void set_size_class(size_class_fn fn) noexcept { size_class_ = fn; }
   [[nodiscard]] static size_class_fn size_class() noexcept { return size_class_; }
 
-  /// The layer's shape for `capacity` items at rate `fpr`: blocked_size_for,
-  /// grown to its size class (see above). Throws std::invalid_argument as
-  /// blocked_size_for.
-  [[nodiscard]] static filter_size layer_size(std::uint64_t capacity, double fpr);
+  /// The shape of layer `index` for `capacity` items at rate `fpr` (see
+  /// "Layer kinds" above). Throws std::invalid_argument when neither kind
+  /// can be made (more than max_filter_bits).
+  [[nodiscard]] static layer_shape layer_shape_for(std::uint64_t capacity, double fpr,
+                                                   std::uint32_t index);
 
   /// The error budget of layer `index` for overall rate p (the schedule
   /// above).
@@ -136,6 +189,11 @@ class layered_bloom_filter {
   /// allocated) when the first layer needs more than max_bytes.
   layered_bloom_filter(std::uint64_t capacity, double fpr, std::uint32_t expansion, bool nonscaling,
                        std::uint64_t max_bytes);
+  layered_bloom_filter(const layered_bloom_filter& other);
+  layered_bloom_filter(layered_bloom_filter&& other) noexcept;
+  layered_bloom_filter& operator=(const layered_bloom_filter& other);
+  layered_bloom_filter& operator=(layered_bloom_filter&& other) noexcept;
+  ~layered_bloom_filter();
 
   /// Adds `item` unless some layer may contain it: added, present, full (a
   /// NONSCALING filter at capacity) or too_large (the next layer would pass
@@ -150,20 +208,22 @@ class layered_bloom_filter {
   /// out[i] = may_contain(items[i]).
   void may_contain_many(std::span<const std::string_view> items, std::span<bool> out) const;
 
-  [[nodiscard]] std::span<const layer> layers() const noexcept { return layers_; }
-  [[nodiscard]] double fpr() const noexcept { return fpr_; }
-  [[nodiscard]] std::uint32_t expansion() const noexcept { return expansion_; }
-  [[nodiscard]] bool nonscaling() const noexcept { return nonscaling_; }
-  [[nodiscard]] std::uint64_t max_bytes() const noexcept { return max_bytes_; }
+  [[nodiscard]] std::size_t layer_count() const noexcept;
+  /// Layer `index` (0 is the oldest). Precondition: index < layer_count().
+  [[nodiscard]] layer_info layer(std::size_t index) const noexcept;
+  [[nodiscard]] double fpr() const noexcept;
+  [[nodiscard]] std::uint32_t expansion() const noexcept;
+  [[nodiscard]] bool nonscaling() const noexcept;
+  [[nodiscard]] std::uint64_t max_bytes() const noexcept;
   /// Sum of the layers' capacities (BF.INFO Capacity).
   [[nodiscard]] std::uint64_t capacity() const noexcept;
   /// Items added (BF.CARD, BF.INFO Items).
   [[nodiscard]] std::uint64_t items() const noexcept;
   /// Bytes of all layers' words.
   [[nodiscard]] std::uint64_t word_bytes() const noexcept;
-  /// What the value occupies: the object, the layer table (allocated at
-  /// exactly its layers, so the figure is the same after a reload) and the
-  /// words.
+  /// What the value occupies, exactly as allocated: this object, its block
+  /// (with the first layer's words when they are inline), the table of later
+  /// layers and their words. The same after a reload.
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
 
   /// The header form (above).
@@ -190,7 +250,7 @@ class layered_bloom_filter {
   friend bool operator==(const layered_bloom_filter& a, const layered_bloom_filter& b) noexcept;
 
  private:
-  layered_bloom_filter() = default;
+  explicit layered_bloom_filter(detail::layered_block* block) noexcept : block_(block) {}
   /// Appends a layer; false (nothing changed) when it would pass max_bytes
   /// or max_layers.
   bool add_layer();
@@ -199,14 +259,9 @@ class layered_bloom_filter {
   [[nodiscard]] double next_budget() const noexcept;
   add_status add_hash(const hash128& h, std::size_t first_new_layer);
 
-  double fpr_ = 0;
-  std::uint32_t expansion_ = 2;
-  bool nonscaling_ = false;
-  std::uint64_t max_bytes_ = 0;
-  /// In the allocator hook's memory (a Redis server counts it), exactly as
-  /// many as there are layers: a small filter is mostly its table and words.
-  hooked_vector<layer> layers_;
-  bool cannot_grow_ = false;  ///< add_layer was refused (the limits are fixed)
+  /// Never null, except in a moved-from filter (which may only be
+  /// destroyed or assigned to).
+  detail::layered_block* block_ = nullptr;
   static inline size_class_fn size_class_ = nullptr;
 };
 
