@@ -198,3 +198,78 @@ def r(server):
     c = server.client()
     yield c
     c.close()
+
+
+class Resp3:
+    """A blocking RESP3 connection: send a command, read one typed reply."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buf = b""
+
+    def close(self):
+        self.sock.close()
+
+    def send(self, *args):
+        out = [f"*{len(args)}\r\n".encode()]
+        for a in args:
+            b = a if isinstance(a, bytes) else str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(b), b))
+        self.sock.sendall(b"".join(out))
+        return self.read()
+
+    def _line(self):
+        for _ in range(10000):  # bounded: a reply line arrives or the socket times out
+            at = self.buf.find(b"\r\n")
+            if at >= 0:
+                line, self.buf = self.buf[:at], self.buf[at + 2:]
+                return line
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            self.buf += chunk
+        raise AssertionError("no complete reply line")
+
+    def _exact(self, n):
+        while len(self.buf) < n + 2:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def read(self):
+        """(type, value): type is the RESP3 prefix character."""
+        line = self._line()
+        kind, rest = chr(line[0]), line[1:]
+        if kind in "+-":
+            return kind, rest.decode()
+        if kind == ":":
+            return kind, int(rest)
+        if kind == ",":
+            return kind, float(rest)
+        if kind == "_":
+            return kind, None
+        if kind == "#":
+            return kind, rest == b"t"
+        if kind in "$=":
+            n = int(rest)
+            return kind, None if n < 0 else self._exact(n)
+        if kind in "*~>":
+            return kind, [self.read() for _ in range(int(rest))]
+        if kind in "%|":
+            pairs = []
+            for _ in range(int(rest)):
+                pairs.append((self.read(), self.read()))
+            return kind, pairs
+        raise AssertionError(f"unknown RESP3 type {kind!r}")
+
+
+@pytest.fixture
+def resp3(server):
+    """A raw RESP3-capable connection to the server (redis-py 4.3 speaks RESP2
+    only); send HELLO 3 to switch it."""
+    c = Resp3(server.port)
+    yield c
+    c.close()

@@ -34,7 +34,6 @@ import os
 import random
 
 import pytest
-import redis
 
 PAYLOADS = int(os.environ.get("RINGBLOOM_HOSTILE_PAYLOADS", "100000"))
 BATCH = 500

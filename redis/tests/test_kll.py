@@ -10,7 +10,6 @@ import pytest
 import redis
 
 from conftest import wait_until
-from test_tdigest_resp3 import Resp3
 
 
 def err(c, *args):
@@ -295,25 +294,21 @@ def test_replica_holds_the_same_sketches(make_server):
         rc.execute_command("KLL.ADD", "after", 1)
 
 
-def test_resp3_info_is_a_map_and_doubles_are_doubles(server):
-    conn = Resp3(server.port)
-    try:
-        assert conn.send("HELLO", "3")[0] == "%"
-        assert conn.send("KLL.CREATE", "s") == ("+", "OK")
-        conn.send("KLL.ADD", "s", 1, 2, 3)
-        kind, pairs = conn.send("KLL.INFO", "s")
-        assert kind == "%" and len(pairs) == 6
-        fields = {k[1]: v for k, v in pairs}
-        assert list(fields) == ["K", "Observations", "Retained items", "Levels", "Rank error",
-                                "Memory usage"]
-        assert fields["K"] == (":", 200) and fields["Rank error"][0] == ","
-        assert conn.send("KLL.QUANTILE", "s", 0.5) == ("*", [(",", 2.0)])
-        assert conn.send("KLL.BYRANK", "s", 3) == ("*", [(",", math.inf)])
-        # The same keys as GETKEYS reports them: numkeys sources, read only.
-        kind, keys = conn.send("COMMAND", "GETKEYS", "KLL.MERGE", "d", 2, "a", "b", "OVERRIDE")
-        assert [k[1] for k in keys] == [b"d", b"a", b"b"]
-    finally:
-        conn.close()
+def test_resp3_info_is_a_map_and_doubles_are_doubles(resp3):
+    assert resp3.send("HELLO", "3")[0] == "%"
+    assert resp3.send("KLL.CREATE", "s") == ("+", "OK")
+    resp3.send("KLL.ADD", "s", 1, 2, 3)
+    kind, pairs = resp3.send("KLL.INFO", "s")
+    assert kind == "%" and len(pairs) == 6
+    fields = {k[1]: v for k, v in pairs}
+    assert list(fields) == ["K", "Observations", "Retained items", "Levels", "Rank error",
+                            "Memory usage"]
+    assert fields["K"] == (":", 200) and fields["Rank error"][0] == ","
+    assert resp3.send("KLL.QUANTILE", "s", 0.5) == ("*", [(",", 2.0)])
+    assert resp3.send("KLL.BYRANK", "s", 3) == ("*", [(",", math.inf)])
+    # The same keys as GETKEYS reports them: numkeys sources, read only.
+    kind, keys = resp3.send("COMMAND", "GETKEYS", "KLL.MERGE", "d", 2, "a", "b", "OVERRIDE")
+    assert [k[1] for k in keys] == [b"d", b"a", b"b"]
 
 
 def test_acl_read_only_user(r, server):

@@ -2,7 +2,6 @@
 every API function it fetches by name exists there), exports only
 RedisModule_OnLoad, declares its commands' flags and key specs, and refuses
 bad module arguments with a log line."""
-import os
 import shutil
 import subprocess
 

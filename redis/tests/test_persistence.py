@@ -3,7 +3,6 @@ kill -9 under a write load with appendfsync always."""
 import os
 import subprocess
 import threading
-import time
 
 import pytest
 import redis

@@ -1,6 +1,5 @@
 """Replication (disk and diskless loading), a 3-master Redis Cluster, an ACL
 read-only user, and maxmemory with deny-oom."""
-import os
 import subprocess
 
 import pytest

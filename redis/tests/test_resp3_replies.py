@@ -4,18 +4,10 @@
 and values under RESP2 (one field: a one-element array); the yes/no answers
 of BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.DEL and TOPK.QUERY are booleans
 under RESP3 and the integers 1 and 0 under RESP2, while counts stay integers.
-redis-py 4.3 speaks RESP2 only, so RESP3 goes through test_tdigest_resp3's
-small reader."""
+redis-py 4.3 speaks RESP2 only, so RESP3 goes through conftest's small
+reader (the resp3 fixture)."""
 import pytest
 
-from test_tdigest_resp3 import Resp3
-
-
-@pytest.fixture
-def conn(server):
-    c = Resp3(server.port)
-    yield c
-    c.close()
 
 
 def names(reply):
@@ -31,15 +23,15 @@ def flat(reply):
     return {items[i][1]: items[i + 1] for i in range(0, len(items), 2)}
 
 
-def make_keys(conn):
-    assert conn.send("BF.RESERVE", "bf", "0.01", "1000", "EXPANSION", "4") == ("+", "OK")
-    conn.send("BF.MADD", "bf", "a", "b", "c")
-    assert conn.send("BF.RESERVE", "fixed", "0.01", "10", "NONSCALING") == ("+", "OK")
-    assert conn.send("CF.RESERVE", "cf", "1000") == ("+", "OK")
-    conn.send("CF.ADD", "cf", "a")
-    assert conn.send("CMS.INITBYDIM", "cms", "100", "4") == ("+", "OK")
-    conn.send("CMS.INCRBY", "cms", "a", "5")
-    assert conn.send("TOPK.RESERVE", "topk", "3", "50", "4", "0.9") == ("+", "OK")
+def make_keys(resp3):
+    assert resp3.send("BF.RESERVE", "bf", "0.01", "1000", "EXPANSION", "4") == ("+", "OK")
+    resp3.send("BF.MADD", "bf", "a", "b", "c")
+    assert resp3.send("BF.RESERVE", "fixed", "0.01", "10", "NONSCALING") == ("+", "OK")
+    assert resp3.send("CF.RESERVE", "cf", "1000") == ("+", "OK")
+    resp3.send("CF.ADD", "cf", "a")
+    assert resp3.send("CMS.INITBYDIM", "cms", "100", "4") == ("+", "OK")
+    resp3.send("CMS.INCRBY", "cms", "a", "5")
+    assert resp3.send("TOPK.RESERVE", "topk", "3", "50", "4", "0.9") == ("+", "OK")
 
 
 EXPECTED = {
@@ -60,90 +52,90 @@ ORDER = {
 }
 
 
-def test_info_is_a_map_under_resp3_and_a_flat_array_under_resp2(conn):
-    assert conn.send("HELLO", "3")[0] == "%"
-    make_keys(conn)
-    resp3 = {}
+def test_info_is_a_map_under_resp3_and_a_flat_array_under_resp2(resp3):
+    assert resp3.send("HELLO", "3")[0] == "%"
+    make_keys(resp3)
+    maps = {}
     for key in ORDER:
-        fields = names(conn.send(f"{key.upper()}.INFO", key))
+        fields = names(resp3.send(f"{key.upper()}.INFO", key))
         assert list(fields) == ORDER[key], key
         for name, value in EXPECTED[key].items():
             assert fields[name] == value, (key, name)
-        resp3[key] = fields
-    assert resp3["topk"]["decay"] == (",", 0.9)  # a RESP3 double
-    assert names(conn.send("BF.INFO", "fixed"))["Expansion rate"] == ("_", None)
+        maps[key] = fields
+    assert maps["topk"]["decay"] == (",", 0.9)  # a RESP3 double
+    assert names(resp3.send("BF.INFO", "fixed"))["Expansion rate"] == ("_", None)
 
-    assert conn.send("HELLO", "2")[0] == "*"
+    assert resp3.send("HELLO", "2")[0] == "*"
     for key in ORDER:
-        fields = flat(conn.send(f"{key.upper()}.INFO", key))
+        fields = flat(resp3.send(f"{key.upper()}.INFO", key))
         assert list(fields) == ORDER[key], key
         for name, value in EXPECTED[key].items():
             assert fields[name] == value, (key, name)
-    assert flat(conn.send("TOPK.INFO", "topk"))["decay"][0] == "$"  # a bulk string in RESP2
-    assert flat(conn.send("CF.INFO", "cf"))["Size"] == resp3["cf"]["Size"]
+    assert flat(resp3.send("TOPK.INFO", "topk"))["decay"][0] == "$"  # a bulk string in RESP2
+    assert flat(resp3.send("CF.INFO", "cf"))["Size"] == maps["cf"]["Size"]
 
 
 @pytest.mark.parametrize("field,name", [("CAPACITY", "Capacity"), ("SIZE", "Size"),
                                         ("FILTERS", "Number of filters"),
                                         ("ITEMS", "Number of items inserted"),
                                         ("EXPANSION", "Expansion rate")])
-def test_bf_info_of_one_field(conn, field, name):
-    assert conn.send("HELLO", "3")[0] == "%"
-    make_keys(conn)
-    whole = names(conn.send("BF.INFO", "bf"))
-    assert conn.send("BF.INFO", "bf", field) == ("%", [(("+", name), whole[name])])
-    assert conn.send("HELLO", "2")[0] == "*"
-    assert conn.send("BF.INFO", "bf", field) == ("*", [whole[name]])
+def test_bf_info_of_one_field(resp3, field, name):
+    assert resp3.send("HELLO", "3")[0] == "%"
+    make_keys(resp3)
+    whole = names(resp3.send("BF.INFO", "bf"))
+    assert resp3.send("BF.INFO", "bf", field) == ("%", [(("+", name), whole[name])])
+    assert resp3.send("HELLO", "2")[0] == "*"
+    assert resp3.send("BF.INFO", "bf", field) == ("*", [whole[name]])
 
 
-def test_windowed_bf_info_follows_the_protocol(conn):
-    assert conn.send("HELLO", "3")[0] == "%"
-    assert conn.send("BF.RESERVE", "w", "0.01", "1000", "WINDOW", "60") == ("+", "OK")
-    conn.send("BF.ADD", "w", "a")
-    fields = names(conn.send("BF.INFO", "w"))
+def test_windowed_bf_info_follows_the_protocol(resp3):
+    assert resp3.send("HELLO", "3")[0] == "%"
+    assert resp3.send("BF.RESERVE", "w", "0.01", "1000", "WINDOW", "60") == ("+", "OK")
+    resp3.send("BF.ADD", "w", "a")
+    fields = names(resp3.send("BF.INFO", "w"))
     assert fields["Capacity"] == (":", 1000) and fields["Expansion rate"] == ("_", None)
     assert fields["Error rate"] == (",", 0.01)
-    assert conn.send("BF.INFO", "w", "ITEMS") == ("%", [(("+", "Number of items inserted"),
+    assert resp3.send("BF.INFO", "w", "ITEMS") == ("%", [(("+", "Number of items inserted"),
                                                           (":", 1))])
-    assert conn.send("HELLO", "2")[0] == "*"
-    assert flat(conn.send("BF.INFO", "w"))["Capacity"] == (":", 1000)
-    assert conn.send("BF.INFO", "w", "ITEMS") == ("*", [(":", 1)])
+    assert resp3.send("HELLO", "2")[0] == "*"
+    assert flat(resp3.send("BF.INFO", "w"))["Capacity"] == (":", 1000)
+    assert resp3.send("BF.INFO", "w", "ITEMS") == ("*", [(":", 1)])
 
 
 T, F = ("#", True), ("#", False)
 
 
-def test_yes_no_answers_are_booleans_under_resp3_and_integers_under_resp2(conn):
-    assert conn.send("HELLO", "3")[0] == "%"
-    assert conn.send("BF.ADD", "bf", "a") == T
-    assert conn.send("BF.ADD", "bf", "a") == F
-    assert conn.send("BF.MADD", "bf", "a", "b") == ("*", [F, T])
-    assert conn.send("BF.INSERT", "bf", "ITEMS", "c") == ("*", [T])
-    assert conn.send("BF.EXISTS", "bf", "a") == T
-    assert conn.send("BF.EXISTS", "missing", "a") == F
-    assert conn.send("BF.MEXISTS", "bf", "a", "zz") == ("*", [T, F])
-    assert conn.send("BF.CARD", "bf") == (":", 3)
-    assert conn.send("CF.ADD", "cf", "a") == T
-    assert conn.send("CF.ADDNX", "cf", "a") == F
-    assert conn.send("CF.INSERT", "cf", "ITEMS", "b") == ("*", [T])
-    assert conn.send("CF.INSERTNX", "cf", "ITEMS", "b", "c") == ("*", [(":", 0), (":", 1)])
-    assert conn.send("CF.EXISTS", "cf", "a") == T
-    assert conn.send("CF.MEXISTS", "cf", "a", "zz") == ("*", [T, F])
-    assert conn.send("CF.COUNT", "cf", "a") == (":", 1)
-    assert conn.send("CF.DEL", "cf", "a") == T
-    assert conn.send("CF.DEL", "cf", "a") == F
-    assert conn.send("TOPK.RESERVE", "topk", "2") == ("+", "OK")
-    conn.send("TOPK.ADD", "topk", "x", "x", "y")
-    assert conn.send("TOPK.QUERY", "topk", "x", "nope") == ("*", [T, F])
-    assert conn.send("TOPK.COUNT", "topk", "x")[1][0][0] == ":"
-    assert conn.send("BF.RESERVE", "w", "0.01", "100", "WINDOW", "60") == ("+", "OK")
-    assert conn.send("BF.ADD", "w", "a") == T
-    assert conn.send("BF.MEXISTS", "w", "a", "zz") == ("*", [T, F])
+def test_yes_no_answers_are_booleans_under_resp3_and_integers_under_resp2(resp3):
+    assert resp3.send("HELLO", "3")[0] == "%"
+    assert resp3.send("BF.ADD", "bf", "a") == T
+    assert resp3.send("BF.ADD", "bf", "a") == F
+    assert resp3.send("BF.MADD", "bf", "a", "b") == ("*", [F, T])
+    assert resp3.send("BF.INSERT", "bf", "ITEMS", "c") == ("*", [T])
+    assert resp3.send("BF.EXISTS", "bf", "a") == T
+    assert resp3.send("BF.EXISTS", "missing", "a") == F
+    assert resp3.send("BF.MEXISTS", "bf", "a", "zz") == ("*", [T, F])
+    assert resp3.send("BF.CARD", "bf") == (":", 3)
+    assert resp3.send("CF.ADD", "cf", "a") == T
+    assert resp3.send("CF.ADDNX", "cf", "a") == F
+    assert resp3.send("CF.INSERT", "cf", "ITEMS", "b") == ("*", [T])
+    assert resp3.send("CF.INSERTNX", "cf", "ITEMS", "b", "c") == ("*", [(":", 0), (":", 1)])
+    assert resp3.send("CF.EXISTS", "cf", "a") == T
+    assert resp3.send("CF.MEXISTS", "cf", "a", "zz") == ("*", [T, F])
+    assert resp3.send("CF.COUNT", "cf", "a") == (":", 1)
+    assert resp3.send("CF.DEL", "cf", "a") == T
+    assert resp3.send("CF.DEL", "cf", "a") == F
+    assert resp3.send("TOPK.RESERVE", "topk", "2") == ("+", "OK")
+    resp3.send("TOPK.ADD", "topk", "x", "x", "y")
+    assert resp3.send("TOPK.QUERY", "topk", "x", "nope") == ("*", [T, F])
+    assert resp3.send("TOPK.COUNT", "topk", "x")[1][0][0] == ":"
+    assert resp3.send("BF.RESERVE", "w", "0.01", "100", "WINDOW", "60") == ("+", "OK")
+    assert resp3.send("BF.ADD", "w", "a") == T
+    assert resp3.send("BF.MEXISTS", "w", "a", "zz") == ("*", [T, F])
 
-    assert conn.send("HELLO", "2")[0] == "*"
-    assert conn.send("BF.ADD", "bf", "d") == (":", 1)
-    assert conn.send("BF.EXISTS", "bf", "zz") == (":", 0)
-    assert conn.send("CF.EXISTS", "cf", "b") == (":", 1)
-    assert conn.send("CF.DEL", "cf", "b") == (":", 1)
-    assert conn.send("TOPK.QUERY", "topk", "x") == ("*", [(":", 1)])
-    assert conn.send("BF.ADD", "w", "b") == (":", 1)
+    assert resp3.send("HELLO", "2")[0] == "*"
+    assert resp3.send("BF.ADD", "bf", "d") == (":", 1)
+    assert resp3.send("BF.EXISTS", "bf", "zz") == (":", 0)
+    assert resp3.send("CF.EXISTS", "cf", "b") == (":", 1)
+    assert resp3.send("CF.DEL", "cf", "b") == (":", 1)
+    assert resp3.send("TOPK.QUERY", "topk", "x") == ("*", [(":", 1)])
+    assert resp3.send("BF.ADD", "w", "b") == (":", 1)
