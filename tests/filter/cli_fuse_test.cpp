@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bloom_cli_checks.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/io/file_io.hpp"
 #include "support/cli_run.hpp"
@@ -21,30 +22,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using test::bloom;
 using test::cli_result;
+using test::describe;
+using test::expect_error;
 using test::run_cli;
 using test::temp_dir;
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
-
-cli_result bloom(std::vector<std::string> args, const std::string& in = {}) {
-  args.insert(args.begin(), "bloom");
-  return run_cli(args, in);
-}
-
-std::string describe(const cli_result& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
-}
-
-void expect_error(int code, std::vector<std::string> args, const std::string& needle,
-                  const std::string& in = {}) {
-  const cli_result r = bloom(std::move(args), in);
-  EXPECT_EQ(r.exit_code, code) << describe(r);
-  EXPECT_THAT(r.err, StartsWith("ringbloom: error: ")) << describe(r);
-  EXPECT_THAT(r.err, HasSubstr(needle)) << describe(r);
-  EXPECT_THAT(r.err, HasSubstr(";")) << "errors say what to do: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
 
 std::string key_lines(const std::string& prefix, int n) {
   std::string out;
