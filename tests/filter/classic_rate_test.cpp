@@ -98,18 +98,26 @@ TEST(ClassicRate, NewFiltersUseTheMixedRule) {
   EXPECT_EQ(scalable_bloom_filter(100, 1e-6, hash_kind::xxh3, seed).rule(), position_rule::mixed);
 }
 
+// Counts the strangers `f` lets through and checks them against the
+// formula's count for a layer of m bits, k hashes and n items.
+template <class Filter>
+void check_against_formula(const std::string& kind, const rate_case& c, const Filter& f,
+                           std::uint64_t n, std::uint64_t m, std::uint32_t k) {
+  const double expected =
+      bloom_math::classic_fpr(static_cast<double>(n), static_cast<double>(m), k) *
+      static_cast<double>(strangers);
+  const int hits = false_positives(f);
+  EXPECT_LE(hits, bound(expected))
+      << kind << ", " << c.items << " items at " << c.fpr << ": formula " << expected;
+  record(kind, c.items, c.fpr, hits, expected);
+}
+
 TEST(ClassicRate, CountingMeetsItsFormula) {
   for (const rate_case& c : cases) {
     counting_bloom_filter f =
         counting_bloom_filter::for_capacity(c.items, c.fpr, hash_kind::xxh3, seed);
     for (std::uint64_t i = 0; i < c.items; ++i) f.add(item(i));
-    const double expected = bloom_math::classic_fpr(static_cast<double>(c.items),
-                                                    static_cast<double>(f.counters()), f.hashes()) *
-                            static_cast<double>(strangers);
-    const int hits = false_positives(f);
-    EXPECT_LE(hits, bound(expected))
-        << c.items << " items at " << c.fpr << ": formula " << expected;
-    record("counting", c.items, c.fpr, hits, expected);
+    check_against_formula("counting", c, f, c.items, f.counters(), f.hashes());
   }
 }
 
@@ -119,14 +127,7 @@ TEST(ClassicRate, ScalableMeetsItsFormula) {
     for (std::uint64_t i = 0; i < c.items; ++i) f.add(item(i));
     ASSERT_EQ(f.layers().size(), 1U);  // n items fit the first layer
     const bloom_filter& layer = f.layers()[0].filter;
-    const double expected =
-        bloom_math::classic_fpr(static_cast<double>(layer.items_added()),
-                                static_cast<double>(layer.bits()), layer.hashes()) *
-        static_cast<double>(strangers);
-    const int hits = false_positives(f);
-    EXPECT_LE(hits, bound(expected))
-        << c.items << " items at " << c.fpr << ": formula " << expected;
-    record("scalable", c.items, c.fpr, hits, expected);
+    check_against_formula("scalable", c, f, layer.items_added(), layer.bits(), layer.hashes());
   }
 }
 
