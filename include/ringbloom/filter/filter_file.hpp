@@ -5,9 +5,9 @@
 //
 // The byte layout is drawn in docs/format.md (format version 3, which is
 // version 2's layout with mixed classic xxh3 positions; versions 1 and 2 are
-// still read, and their classic xxh3 filters keep their old positions). In short: a 64-byte header (magic "\x89RBF\r\n\x1a\n", version,
-// kind, hash code, layer count, seed, items, file size, scalable parameters,
-// region count), a 32-byte entry per layer (m, k, items, capacity), an XXH3-64
+// still read, and their classic xxh3 filters keep their old positions). In short: a 64-byte header
+// (magic "\x89RBF\r\n\x1a\n", version, kind, hash code, layer count, seed, items, file size,
+// scalable parameters, region count), a 32-byte entry per layer (m, k, items, capacity), an XXH3-64
 // checksum per 4096-byte region of the payloads, each layer's words 64-byte
 // aligned, and last an XXH3-64 checksum of everything before the payloads.
 // Golden files in tests/filter/data pin the bytes.
