@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -182,6 +183,22 @@ TEST(FilterFileGolden, VersionTwoClassicXxh3KeepsTheOldRule) {
   EXPECT_EQ(g.get_if<bloom_filter>()->rule(), position_rule::double_hashing);
   EXPECT_TRUE(g.may_contain("later"));
   for (int i = 0; i < 50; ++i) EXPECT_TRUE(g.may_contain("a" + std::to_string(i))) << i;
+}
+
+TEST(FilterFileGolden, InPlaceAddsKeepEachFilesRule) {
+  // The checkpoint fold patches a version-2 or -3 file in place with the
+  // rule the file was read with, and leaves its version as it was.
+  const std::array<std::string_view, 2> items{"later", "later-too"};
+  for (const char* name : {"v2/classic_xxh3.rbf", "classic_xxh3.rbf"}) {
+    std::string bytes = golden(name);
+    const char version = bytes[8];
+    add_to_filter_bytes(bytes, items);
+    EXPECT_EQ(bytes[8], version) << name;
+    any_filter expected = deserialize_filter(golden(name));
+    expected.add_many(items);
+    EXPECT_TRUE(deserialize_filter(bytes) == expected) << name;
+    EXPECT_TRUE(bytes == serialize_filter(expected)) << name;
+  }
 }
 
 TEST(FilterFileGolden, VersionOneFilesAreReadAndWrittenBackAsVersionTwo) {
