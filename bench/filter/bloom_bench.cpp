@@ -170,6 +170,7 @@ std::uint32_t blocked_k(std::size_t n, std::uint64_t block_bits = 512) {
 }
 
 struct classic_one {};
+struct classic_old_rule {};
 struct classic_batched {};
 struct blocked_one {};
 struct blocked_batched {};
@@ -229,6 +230,20 @@ struct batched_api : One {
       benchmark::DoNotOptimize(out.data());
     });
     return found;
+  }
+};
+
+/// The classic filter with the positions of files before format version 3
+/// (plain double hashing, no mix): what the mix costs, in the same run.
+template <>
+struct filter_api<classic_old_rule> : one_at_a_time_api<ringbloom::bloom_filter> {
+  static constexpr const char* name = "ringbloom classic, old positions";
+  static filter make(std::size_t n) {
+    const auto m = static_cast<std::uint64_t>(bits_per_key * static_cast<double>(n));
+    return ringbloom::bloom_filter::from_words(
+        m, classic_k(), ringbloom::hash_kind::xxh3, 0, 0,
+        ringbloom::detail::word_store(static_cast<std::size_t>((m + 63) / 64)),
+        ringbloom::position_rule::double_hashing);
   }
 };
 
@@ -841,6 +856,7 @@ int run_table(int argc, char** argv) {
     const key_set negatives(probes, 43, true);
     const int reps = n > 10000000 ? 1 : repeat;
     print_row(measure<classic_one>(n, members, positives, negatives, reps));
+    print_row(measure<classic_old_rule>(n, members, positives, negatives, reps));
     print_row(measure<classic_batched>(n, members, positives, negatives, reps));
 #ifdef RINGBLOOM_HAVE_LIBBLOOM
     print_row(measure<libbloom_filter>(n, members, positives, negatives, reps));

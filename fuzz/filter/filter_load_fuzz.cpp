@@ -7,13 +7,16 @@
 //
 // Random bytes almost never carry a valid XXH3 checksum, so each input is
 // tried as given, with its last 8 bytes replaced by the correct checksum
-// (version 1), and with its region and head checksums recomputed (version
-// 2), which lets the fuzzer reach the field checks behind them. A version-1
-// file that loads is written back as version 2, which must load as the same
-// filter.
+// (version 1), and with its region and head checksums recomputed (versions
+// 2 and 3), which lets the fuzzer reach the field checks behind them. A
+// version-1 file that loads is written back as version 2 (or 3), which must
+// load as the same filter; a file of version 2 or 3 must come back byte for
+// byte (each filter has one version: 3 for classic, counting and scalable
+// xxh3 filters of mixed positions, else 2).
 //
 // Seed corpus: fuzz/filter/corpus/filter_load_fuzz/ (the golden files of
-// tests/filter/data, including the static kinds fuse8_xxh3.rbf,
+// tests/filter/data, the version-2 classic xxh3 file of v2/ as
+// v2_classic_xxh3.rbf, including the static kinds fuse8_xxh3.rbf,
 // fuse16_xxh3.rbf and fuse8_4wise_xxh3.rbf, and the 1024-bit blocks of
 // blocked1024_xxh3.rbf). A fixed-size filter that loads
 // must take an item and then report it (no false negatives). A loaded fuse

@@ -34,6 +34,13 @@ def build_golden(name):
         f = ringbloom.BloomFilter(64, 3, kind="counting", hash="sha256")
         f.add_many(["anna", "bora", "cem", "anna"])
         f.remove("bora")
+    elif name == "counting_xxh3.rbf":
+        f = ringbloom.BloomFilter(200, 4, kind="counting")
+        f.add_many(["anna", "bora", "cem", "anna"])
+        f.remove("bora")
+    elif name == "scalable_xxh3.rbf":
+        f = ringbloom.BloomFilter.for_capacity(10, 0.1, kind="scalable")
+        f.add_many(f"k{i}" for i in range(40))
     else:
         assert name == "scalable_sha256.rbf"
         f = ringbloom.BloomFilter.for_capacity(10, 0.1, kind="scalable", hash="sha256")
@@ -43,7 +50,7 @@ def build_golden(name):
 
 GOLDEN = ["german_classic_sha256.rbf", "german_exercise_classic_sha256.rbf",
           "lab11_classic_poly31.rbf", "classic_xxh3.rbf", "blocked_xxh3.rbf",
-          "counting_sha256.rbf", "scalable_sha256.rbf"]
+          "counting_sha256.rbf", "scalable_sha256.rbf", "counting_xxh3.rbf", "scalable_xxh3.rbf"]
 
 
 @pytest.mark.parametrize("name", GOLDEN)

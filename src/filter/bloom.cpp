@@ -131,6 +131,11 @@ bool filter_core::same_shape(const filter_core& other, std::string* why) const {
                          hash_name(other.hash_));
   } else if (seed_ != other.seed_) {
     reason = fmt::format("the first has seed {} and the second {}", seed_, other.seed_);
+  } else if (rule_ != other.rule_ && hash_ == hash_kind::xxh3) {
+    reason = fmt::format(
+        "the first places its items by {} and the second by {} (a file before format version 3 "
+        "keeps its old rule; recreate it and add its items again to combine it with a new one)",
+        position_rule_name(rule_), position_rule_name(other.rule_));
   } else {
     return true;
   }
@@ -171,7 +176,8 @@ filter_stats filter_core::stats_from(filter_kind kind, std::uint64_t bits_set) c
 
 bool filter_core::same_value(const filter_core& other) const noexcept {
   if (bits_ != other.bits_ || hashes_ != other.hashes_ || hash_ != other.hash_ ||
-      seed_ != other.seed_ || items_ != other.items_) {
+      seed_ != other.seed_ || items_ != other.items_ ||
+      (rule_ != other.rule_ && hash_ == hash_kind::xxh3)) {
     return false;
   }
   const auto wa = words();
@@ -180,7 +186,9 @@ bool filter_core::same_value(const filter_core& other) const noexcept {
 }
 
 void filter_core::assign(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
-                         std::uint64_t seed, std::uint64_t items, word_store words) noexcept {
+                         std::uint64_t seed, std::uint64_t items, word_store words,
+                         position_rule rule) noexcept {
+  rule_ = rule;
   bits_ = bits;
   hashes_ = hashes;
   hash_ = hash;
@@ -190,6 +198,11 @@ void filter_core::assign(std::uint64_t bits, std::uint32_t hashes, hash_kind has
 }
 
 }  // namespace detail
+
+std::string_view position_rule_name(position_rule rule) noexcept {
+  return rule == position_rule::mixed ? "mixed double hashing"
+                                      : "double hashing (files before version 3)";
+}
 
 // --- bloom_filter --------------------------------------------------------------
 
@@ -216,7 +229,7 @@ bloom_filter bloom_filter::for_capacity(std::uint64_t capacity, double fpr, hash
 
 template <class Fn>
 void bloom_filter::for_each_position(std::string_view item, Fn&& fn) const {
-  detail::classic_positions(hash_, seed_, bits_, hashes_, item, std::forward<Fn>(fn));
+  detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item, std::forward<Fn>(fn));
 }
 
 void bloom_filter::add(std::string_view item) {
@@ -243,7 +256,7 @@ void bloom_filter::add_hash(const hash128& h) {
     throw std::logic_error("add_hash needs a filter that uses the xxh3 hash; call add instead");
   }
   std::uint64_t* w = words_.mutable_data();
-  detail::classic_positions_from_hash(h, bits_, hashes_, [w](std::uint64_t p) {
+  detail::classic_positions_from_hash(h, bits_, hashes_, rule_, [w](std::uint64_t p) {
     w[p >> 6] |= std::uint64_t{1} << (p & 63);
     return true;
   });
@@ -252,20 +265,21 @@ void bloom_filter::add_hash(const hash128& h) {
 
 bool bloom_filter::may_contain(std::string_view item) const {
   const std::uint64_t* w = words_.data();
-  return detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item, [w](std::uint64_t p) {
     return ((w[p >> 6] >> (p & 63)) & 1) != 0;
   });
 }
 
 bool bloom_filter::may_contain_hash(const hash128& h) const noexcept {
   const std::uint64_t* w = words_.data();
-  return detail::classic_positions_from_hash(
-      h, bits_, hashes_, [w](std::uint64_t p) { return ((w[p >> 6] >> (p & 63)) & 1) != 0; });
+  return detail::classic_positions_from_hash(h, bits_, hashes_, rule_, [w](std::uint64_t p) {
+    return ((w[p >> 6] >> (p & 63)) & 1) != 0;
+  });
 }
 
 bool bloom_filter::may_contain_concurrent(std::string_view item) const {
   const std::uint64_t* w = words_.data();
-  return detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item, [w](std::uint64_t p) {
     return ((detail::atomic_load(w[p >> 6]) >> (p & 63)) & 1) != 0;
   });
 }
@@ -316,13 +330,13 @@ filter_stats bloom_filter::stats() const {
 
 bloom_filter bloom_filter::from_words(std::uint64_t bits, std::uint32_t hashes, hash_kind hash,
                                       std::uint64_t seed, std::uint64_t items,
-                                      detail::word_store words) {
+                                      detail::word_store words, position_rule rule) {
   detail::check_filter_data(classic_what, bits, hashes, max_filter_hashes, hash, seed);
   detail::check_word_count("a classic filter", bits, "bits", classic_words(bits), words.size());
   detail::check_tail_clear("a classic filter", "bits", words.data()[words.size() - 1],
                            static_cast<unsigned>(bits % 64));
   bloom_filter f;
-  f.assign(bits, hashes, hash, seed, items, std::move(words));
+  f.assign(bits, hashes, hash, seed, items, std::move(words), rule);
   return f;
 }
 

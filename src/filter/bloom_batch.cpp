@@ -27,14 +27,15 @@ void hash_and_prefetch(const bloom_filter& f, std::span<const Item> items, std::
   const std::uint64_t* words = f.words().data();
   for (std::size_t i = 0; i < count; ++i) {
     hashes[i] = xxh3_128(std::string_view(items[first + i]), f.seed());
-    detail::classic_positions_from_hash(hashes[i], f.bits(), f.hashes(), [&](std::uint64_t p) {
-      if (write) {
-        __builtin_prefetch(words + (p >> 6), 1);
-      } else {
-        __builtin_prefetch(words + (p >> 6), 0);
-      }
-      return true;
-    });
+    detail::classic_positions_from_hash(hashes[i], f.bits(), f.hashes(), f.rule(),
+                                        [&](std::uint64_t p) {
+                                          if (write) {
+                                            __builtin_prefetch(words + (p >> 6), 1);
+                                          } else {
+                                            __builtin_prefetch(words + (p >> 6), 0);
+                                          }
+                                          return true;
+                                        });
   }
 }
 

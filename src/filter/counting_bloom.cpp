@@ -54,7 +54,7 @@ counting_bloom_filter counting_bloom_filter::for_capacity(std::uint64_t capacity
 
 void counting_bloom_filter::add(std::string_view item) {
   std::uint64_t* w = words_.mutable_data();
-  detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
+  detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item, [w](std::uint64_t p) {
     if (get_counter(w, p) < counter_max) w[p >> 4] += std::uint64_t{1} << shift_of(p);
     return true;
   });
@@ -63,7 +63,7 @@ void counting_bloom_filter::add(std::string_view item) {
 
 void counting_bloom_filter::add_concurrent(std::string_view item) {
   std::uint64_t* w = words_.mutable_data();
-  detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
+  detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item, [w](std::uint64_t p) {
     std::atomic_ref<std::uint64_t> word(w[p >> 4]);
     const unsigned sh = shift_of(p);
     std::uint64_t old = word.load(std::memory_order_relaxed);
@@ -104,13 +104,13 @@ void counting_bloom_filter::remove(std::string_view item) {
 
 bool counting_bloom_filter::may_contain(std::string_view item) const {
   const std::uint64_t* w = words_.data();
-  return detail::classic_positions(hash_, seed_, bits_, hashes_, item,
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item,
                                    [w](std::uint64_t p) { return get_counter(w, p) != 0; });
 }
 
 bool counting_bloom_filter::may_contain_concurrent(std::string_view item) const {
   const std::uint64_t* w = words_.data();
-  return detail::classic_positions(hash_, seed_, bits_, hashes_, item, [w](std::uint64_t p) {
+  return detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item, [w](std::uint64_t p) {
     return ((detail::atomic_load(w[p >> 4]) >> shift_of(p)) & nibble_mask) != 0;
   });
 }
@@ -118,7 +118,7 @@ bool counting_bloom_filter::may_contain_concurrent(std::string_view item) const 
 std::vector<std::uint64_t> counting_bloom_filter::positions(std::string_view item) const {
   std::vector<std::uint64_t> out;
   out.reserve(hashes_);
-  detail::classic_positions(hash_, seed_, bits_, hashes_, item, [&out](std::uint64_t p) {
+  detail::classic_positions(hash_, seed_, bits_, hashes_, rule_, item, [&out](std::uint64_t p) {
     out.push_back(p);
     return true;
   });
@@ -189,14 +189,15 @@ filter_stats counting_bloom_filter::stats() const {
 counting_bloom_filter counting_bloom_filter::from_words(std::uint64_t counters,
                                                         std::uint32_t hashes, hash_kind hash,
                                                         std::uint64_t seed, std::uint64_t items,
-                                                        detail::word_store words) {
+                                                        detail::word_store words,
+                                                        position_rule rule) {
   detail::check_filter_data(counting_what, counters, hashes, max_filter_hashes, hash, seed);
   detail::check_word_count("a counting filter", counters, "counters", counting_words(counters),
                            words.size());
   detail::check_tail_clear("a counting filter", "counters", words.data()[words.size() - 1],
                            static_cast<unsigned>(counters % 16 * counter_bits));
   counting_bloom_filter f;
-  f.assign(counters, hashes, hash, seed, items, std::move(words));
+  f.assign(counters, hashes, hash, seed, items, std::move(words), rule);
   return f;
 }
 

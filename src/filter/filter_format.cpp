@@ -86,6 +86,23 @@ detail::filter_payload payload_of(const any_filter& filter) {
   return out;
 }
 
+// Whether filters of this kind and hash place items by the classic xxh3
+// positions, whose rule version 3 changed.
+bool has_mixed_positions(filter_kind kind, hash_kind hash) {
+  return hash == hash_kind::xxh3 &&
+         (kind == filter_kind::classic || kind == filter_kind::counting ||
+          kind == filter_kind::scalable);
+}
+
+// The version a filter is written in: 3 when its positions need it (a
+// classic, counting or scalable filter hashed with xxh3 by the mixed rule),
+// else 2, which every ringbloom since version 2 reads with the same meaning.
+// So every filter has one file, and a file that loads saves back unchanged.
+std::uint16_t version_of(filter_kind kind, const detail::filter_payload& v) {
+  return has_mixed_positions(kind, v.hash) && v.rule == position_rule::mixed ? filter_format_version
+                                                                             : 2;
+}
+
 detail::filter_geometry geometry_of(filter_kind kind, const detail::filter_payload& v) {
   std::uint64_t payload = 0;
   for (const auto& l : v.layers) payload += align_up(layer_words_of(kind, l.bits) * 8);
@@ -186,7 +203,8 @@ void detail::check_filter_region(const unsigned char* file, const filter_geometr
 void detail::reseal_filter_bytes(std::string& bytes) {
   auto* p = reinterpret_cast<unsigned char*>(bytes.data());
   const std::uint64_t size = bytes.size();
-  if (size < min_file_bytes || load_le<std::uint16_t>(p + off_version) != 2) return;
+  const auto version = size < min_file_bytes ? 0 : load_le<std::uint16_t>(p + off_version);
+  if (version != 2 && version != 3) return;
   const std::uint64_t layers = load_le<std::uint32_t>(p + off_layers);
   const std::uint64_t regions = load_le<std::uint32_t>(p + off_regions);
   if (layers == 0 || layers > scalable_bloom_filter::max_layers) return;
@@ -246,6 +264,10 @@ any_filter parse_kind(const unsigned char* data, std::uint64_t size, hash_kind h
   detail::filter_payload in;
   in.hash = hash;
   in.seed = load_le<std::uint64_t>(data + off_seed);
+  // Files before version 3 placed xxh3 classic positions without the mix:
+  // their bits were set by that rule, so the filter keeps it.
+  in.rule =
+      version < 3 && hash == hash_kind::xxh3 ? position_rule::double_hashing : position_rule::mixed;
   in.keepalive = keepalive;
   const auto items = load_le<std::uint64_t>(data + off_items);
   in.fpr = load_f64(data + off_fpr);
@@ -343,7 +365,7 @@ any_filter detail::parse_filter_file(std::string_view bytes,
     io::check_envelope(bytes, envelope_v1);
     payload_start =
         align_up(header_bytes + layer_entry_bytes * load_le<std::uint32_t>(data + off_layers));
-  } else if (version == filter_format_version) {
+  } else if (version == 2 || version == filter_format_version) {
     const filter_geometry g = check_filter_head(bytes);
     if (check_regions) {
       for (std::uint64_t i = 0; i < g.regions; ++i) check_filter_region(data, g, i);
@@ -351,7 +373,7 @@ any_filter detail::parse_filter_file(std::string_view bytes,
     payload_start = g.payload_start;
   } else {
     throw data_error(fmt::format(
-        "the filter file has format version {}, but this ringbloom reads versions 1 and {}; "
+        "the filter file has format version {}, but this ringbloom reads versions 1 to {}; "
         "open it with the ringbloom that wrote it, or recreate the filter",
         version, filter_format_version));
   }
@@ -363,6 +385,12 @@ any_filter detail::parse_filter_file(std::string_view bytes,
   const auto hash = hash_from_code(data[off_hash]);
   if (!hash) {
     corrupt(fmt::format("the filter file records an unknown hash code {}", data[off_hash]));
+  }
+  if (version == 3 && !has_mixed_positions(*kind, *hash)) {
+    corrupt(fmt::format(
+        "the filter file has format version 3, which only classic, counting and scalable filters "
+        "hashed with xxh3 are written in, but holds a {} filter hashed with {}",
+        filter_kind_name(*kind), hash_name(*hash)));
   }
   std::optional<any_filter> filter;
   filter_kind_table::visit(*kind, [&](auto tag) {
@@ -392,7 +420,7 @@ std::string serialize_filter(const any_filter& filter) {
   std::string out(static_cast<std::size_t>(size), '\0');
   auto* p = reinterpret_cast<unsigned char*>(out.data());
   std::memcpy(p, envelope.magic.data(), envelope.magic.size());
-  store_le<std::uint16_t>(p + off_version, filter_format_version);
+  store_le<std::uint16_t>(p + off_version, version_of(kind, v));
   p[off_kind] = static_cast<unsigned char>(kind);
   p[off_hash] = static_cast<unsigned char>(v.hash);
   store_le<std::uint32_t>(p + off_layers, static_cast<std::uint32_t>(v.layers.size()));

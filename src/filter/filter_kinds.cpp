@@ -326,17 +326,32 @@ bloom_filter filter_kind_row<bloom_filter>::make(const filter_spec& spec) {
 bloom_filter filter_kind_row<bloom_filter>::load(const detail::filter_payload& in) {
   const auto& l = in.layers[0];
   return bloom_filter::from_words(l.bits, l.hashes, in.hash, in.seed, l.items,
-                                  detail::layer_words(in, l));
+                                  detail::layer_words(in, l), in.rule);
 }
 void filter_kind_row<bloom_filter>::save(const bloom_filter& f, detail::filter_payload& out) {
+  out.rule = f.rule();
   out.layers.push_back(word_layer(f));
+}
+namespace {
+// The xxh3 position rule of the classic-position kinds (bloom.hpp), as
+// `bloom info` shows it: only for a filter read from a file before version 3,
+// which keeps the old rule (new filters all use the mixed one; the other
+// hashes have one rule each).
+void describe_positions(hash_kind hash, position_rule rule, filter_description& out) {
+  if (hash != hash_kind::xxh3 || rule == position_rule::mixed) return;
+  out.fields.push_back({"positions", std::string(position_rule_name(rule))});
+  out.rows.push_back({"positions", std::string(position_rule_name(rule))});
+}
+}  // namespace
+void filter_kind_row<bloom_filter>::describe(const bloom_filter& f, filter_description& out) {
+  describe_positions(f.hash(), f.rule(), out);
 }
 void filter_kind_row<bloom_filter>::add_in_place(std::uint64_t* words, const bloom_filter& f,
                                                  std::span<const std::string_view> items) {
   // The positions are the format's (bloom.hpp), computed by the same detail
   // function the filter uses.
   for (const std::string_view item : items) {
-    detail::classic_positions(f.hash(), f.seed(), f.bits(), f.hashes(), item,
+    detail::classic_positions(f.hash(), f.seed(), f.bits(), f.hashes(), f.rule(), item,
                               [words](std::uint64_t p) {
                                 words[p >> 6] |= std::uint64_t{1} << (p & 63);
                                 return true;
@@ -362,14 +377,16 @@ counting_bloom_filter filter_kind_row<counting_bloom_filter>::load(
     const detail::filter_payload& in) {
   const auto& l = in.layers[0];
   return counting_bloom_filter::from_words(l.bits, l.hashes, in.hash, in.seed, l.items,
-                                           detail::layer_words(in, l));
+                                           detail::layer_words(in, l), in.rule);
 }
 void filter_kind_row<counting_bloom_filter>::save(const counting_bloom_filter& f,
                                                   detail::filter_payload& out) {
+  out.rule = f.rule();
   out.layers.push_back(word_layer(f));
 }
 void filter_kind_row<counting_bloom_filter>::describe(const counting_bloom_filter& f,
                                                       filter_description& out) {
+  describe_positions(f.hash(), f.rule(), out);
   const std::uint64_t saturated = f.saturated_counters();
   out.fields.push_back({"saturated_counters", saturated});
   out.rows.push_back({"saturated", std::to_string(saturated)});
@@ -402,7 +419,7 @@ scalable_bloom_filter filter_kind_row<scalable_bloom_filter>::load(
   layers.reserve(in.layers.size());
   for (const auto& l : in.layers) {
     layers.push_back({bloom_filter::from_words(l.bits, l.hashes, in.hash, in.seed, l.items,
-                                               detail::layer_words(in, l)),
+                                               detail::layer_words(in, l), in.rule),
                       l.capacity});
   }
   return scalable_bloom_filter::from_layers(in.fpr, in.growth, in.tightening, std::move(layers));
@@ -412,6 +429,7 @@ void filter_kind_row<scalable_bloom_filter>::save(const scalable_bloom_filter& f
   out.fpr = f.target_fpr();
   out.tightening = f.tightening();
   out.growth = f.growth();
+  out.rule = f.rule();
   for (const auto& layer : f.layers()) {
     detail::filter_layer l = word_layer(layer.filter);
     l.capacity = layer.capacity;
@@ -420,6 +438,7 @@ void filter_kind_row<scalable_bloom_filter>::save(const scalable_bloom_filter& f
 }
 void filter_kind_row<scalable_bloom_filter>::describe(const scalable_bloom_filter& f,
                                                       filter_description& out) {
+  describe_positions(f.hash(), f.rule(), out);
   out.fields.push_back({"target_fpr", f.target_fpr()});
   out.fields.push_back({"growth", std::uint64_t{f.growth()}});
   out.fields.push_back({"tightening", f.tightening()});

@@ -142,6 +142,11 @@ class private_mapping {
   std::uint64_t size_;
 };
 
+// Versions 2 and 3 have regions and are patched in place (keeping their
+// version: the filter read from them keeps its position rule); version 1
+// (and anything unknown, which the whole path refuses) is rewritten whole.
+bool patchable_version(std::uint16_t version) { return version == 2 || version == 3; }
+
 // One checkpoint of a streamed add, patching the locked file: the header and
 // region table are read and checked, the items' bits set in a private
 // mapping (so only the pages they touch are read), and the regions that
@@ -163,7 +168,7 @@ void patch_add(io::locked_file& file, std::span<const std::string_view> items,
     // than checking each changed region on disk and writing it twice.
     const std::uint64_t regions = io::load_le<std::uint32_t>(h + detail::filter_off_regions);
     whole = !kind || !adds_in_place(*kind) ||
-            io::load_le<std::uint16_t>(h + io::version_offset) != filter_format_version ||
+            !patchable_version(io::load_le<std::uint16_t>(h + io::version_offset)) ||
             items.size() >= regions / 4;
   }
   if (whole) {
@@ -265,9 +270,9 @@ void add_to_filter_bytes(std::string& file, std::span<const std::string_view> it
   const auto no_owner = std::make_shared<const int>(0);
   const any_filter view = detail::parse_filter_file(file, no_owner);
   auto* p = reinterpret_cast<unsigned char*>(file.data());
-  if (io::load_le<std::uint16_t>(p + io::version_offset) != filter_format_version ||
+  if (!patchable_version(io::load_le<std::uint16_t>(p + io::version_offset)) ||
       !adds_in_place(view.kind())) {
-    // Decoded and written anew (a version-1 file becomes version 2).
+    // Decoded and written anew (a version-1 file becomes version 2 or 3).
     any_filter f = detail::parse_filter_file(file, nullptr);
     f.add_many(items);
     file = serialize_filter(f);

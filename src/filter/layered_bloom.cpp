@@ -332,35 +332,15 @@ std::optional<sized_layer> fitting_layer(std::uint64_t capacity, double fpr, boo
 
 // --- one layer's bits -------------------------------------------------------------
 
-/// splitmix64's output function (Steele, Lea and Flood, "Fast splittable
-/// pseudorandom number generators", OOPSLA 2014; the constants are
-/// Stafford's "Mix13"): a bijection of 64-bit words whose every output bit
-/// depends on every input bit.
-[[nodiscard]] constexpr std::uint64_t mix13(std::uint64_t x) noexcept {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-/// Calls fn(position) for the k positions of a classic layer: double hashing
-/// g_i = h1 + i h2 (h2 odd), as bloom.hpp's classic kind, but each g_i mixed
-/// before it is mapped to [0, m) by fastrange. Unmixed, the positions of an
-/// item are an arithmetic progression fixed by two numbers of size m, so an
-/// item never added shares most of its positions with some added item far
-/// more often than independent positions would: measured 1.2x the formula's
-/// rate for 100 items at 0.8% and 60x for 100 items at 8e-7 (m = 2,923, k =
-/// 20; Kirsch and Mitzenmacher's bound for double hashing is asymptotic in
-/// m). Mixed, the k positions behave as independent and the layer measures
-/// at bloom_math::classic_fpr (tests/filter/layered_bloom_test.cpp).
+/// Calls fn(position) for the k positions of a classic layer: the mixed
+/// double hashing of the classic kind (bloom_hashing.hpp,
+/// mixed_positions_from_hash), which these layers used before the classic
+/// kind did. Unmixed, small layers at tight rates measured up to 60x the
+/// formula (100 items at 8e-7: m = 2,923, k = 20); mixed, they measure at
+/// bloom_math::classic_fpr (tests/filter/layered_bloom_test.cpp).
 template <class Fn>
 bool classic_probes(const hash128& h, std::uint64_t m, std::uint32_t k, Fn&& fn) {
-  const std::uint64_t step = h.high | 1;
-  std::uint64_t g = h.low;
-  for (std::uint32_t i = 0; i < k; ++i) {
-    if (!fn(detail::fastrange64(mix13(g), m))) return false;
-    g += step;
-  }
-  return true;
+  return detail::mixed_positions_from_hash(h, m, k, std::forward<Fn>(fn));
 }
 
 bool layer_test(const layered_layer& l, const hash128& h) noexcept {
@@ -872,8 +852,14 @@ std::string layered_bloom_filter::layer_blob(std::size_t index) const {
     return serialize_filter(any_filter(blocked_bloom_filter::from_words(
         l.bits, l.hashes, hash_kind::xxh3, 0, l.items, std::move(view))));
   }
-  return serialize_filter(any_filter(
-      bloom_filter::from_words(l.bits, l.hashes, hash_kind::xxh3, 0, l.items, std::move(view))));
+  // A classic layer's blob stays the version-2 classic file every release
+  // has written (so an RDB loads in older modules too): its bits are placed
+  // by the mixed rule, which these layers have always used and from_blobs
+  // takes from the chain, not from the blob's version. (Read as a filter
+  // file on its own, such a blob would be probed by the old rule.)
+  return serialize_filter(
+      any_filter(bloom_filter::from_words(l.bits, l.hashes, hash_kind::xxh3, 0, l.items,
+                                          std::move(view), position_rule::double_hashing)));
 }
 
 layered_bloom_filter layered_bloom_filter::from_blobs(std::string_view header,

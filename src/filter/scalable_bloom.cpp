@@ -90,7 +90,14 @@ void scalable_bloom_filter::add_layer() {
     throw std::length_error(
         fmt::format("the scalable filter cannot add layer {}: {}", i, e.what()));
   }
-  layers_.push_back({bloom_filter(size.bits, size.hashes, hash(), seed()), capacity});
+  // A new layer keeps the first one's position rule: a filter read from a
+  // file before version 3 stays in that version's rule (and is saved as it).
+  const bloom_filter& first = layers_.front().filter;
+  layers_.push_back(
+      {bloom_filter::from_words(size.bits, size.hashes, hash(), seed(), 0,
+                                detail::word_store(static_cast<std::size_t>((size.bits + 63) / 64)),
+                                first.rule()),
+       capacity});
 }
 
 void scalable_bloom_filter::add(std::string_view item) {
@@ -241,11 +248,13 @@ scalable_bloom_filter scalable_bloom_filter::from_layers(double fpr, std::uint32
   }
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const layer& l = layers[i];
-    if (l.filter.hash() != layers[0].filter.hash() || l.filter.seed() != layers[0].filter.seed()) {
-      throw data_error(fmt::format(
-          "layer {} of a scalable filter uses another hash or seed than layer 0; the data is "
-          "corrupt",
-          i));
+    if (l.filter.hash() != layers[0].filter.hash() || l.filter.seed() != layers[0].filter.seed() ||
+        l.filter.rule() != layers[0].filter.rule()) {
+      throw data_error(
+          fmt::format("layer {} of a scalable filter uses another hash, seed or position rule than "
+                      "layer 0; the data is "
+                      "corrupt",
+                      i));
     }
     const bool capacity_ok = i == 0 ? l.capacity >= 1
                                     : layers[i - 1].capacity <= ~std::uint64_t{0} / growth &&

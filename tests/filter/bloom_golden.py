@@ -12,6 +12,7 @@ filter files tests/filter/data/*.rbf from the byte layout of docs/format.md (thi
 script's own writer, not the library's), which tests/filter/filter_file_test.cpp
 compares with the library's output byte for byte.
 """
+import functools
 import hashlib
 import math
 import os
@@ -42,6 +43,7 @@ def lab11_positions(item, k, m):
     return [hash_str(item, salt=i) % m for i in range(k)]
 
 
+@functools.lru_cache(maxsize=None)
 def xxh3_128(data):
     """(low, high) of XXH3-128 via xxhsum, whose canonical form is high||low big-endian."""
     out = subprocess.run(["xxhsum", "-H2", "-"], input=data.encode(), capture_output=True,
@@ -55,9 +57,25 @@ def fastrange(x, n):
 
 
 def km_positions(item, k, m):
+    """Files of versions 1 and 2: plain double hashing, fastrange(h1 + i*h2, m)."""
     low, high = xxh3_128(item)
     step = high | 1
     return [fastrange((low + i * step) & MASK64, m) for i in range(k)]
+
+
+def mix13(x):
+    """splitmix64's finaliser (Stafford's Mix13 constants), as bloom.hpp states it."""
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def mixed_positions(item, k, m):
+    """Version 3 (every new classic, counting and scalable xxh3 filter):
+    fastrange(mix13(h1 + i*h2), m)."""
+    low, high = xxh3_128(item)
+    step = high | 1
+    return [fastrange(mix13((low + i * step) & MASK64), m) for i in range(k)]
 
 
 CUBE_ROOT_CONSTANTS = [0x428a2f99, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -139,7 +157,7 @@ def align64(n):
     return (n + 63) // 64 * 64
 
 
-REGION = 4096  # version 2: the payloads are checked in regions of this many bytes
+REGION = 4096  # versions 2 and 3: the payloads are checked in regions of this many bytes
 
 
 def frame(version, kind, hash_name, seed, items, entries, payloads, fpr=0.0, tightening=0.0,
@@ -149,11 +167,13 @@ def frame(version, kind, hash_name, seed, items, entries, payloads, fpr=0.0, tig
     Version 1: header, layer table, padding, payloads, XXH3-64 of everything before.
     Version 2: header (offset 60 = R, the region count), layer table, padding, R
     region checksums (XXH3-64 of each 4096 bytes of the payloads, the last region
-    shorter), padding, payloads, and XXH3-64 of the bytes before the payloads."""
+    shorter), padding, payloads, and XXH3-64 of the bytes before the payloads.
+    Version 3: the same bytes as version 2; only the classic positions of xxh3
+    filters differ (mixed_positions), which the caller's bits carry."""
     payload = b"".join(p + bytes(align64(len(p)) - len(p)) for p in payloads)
     table_end = 64 + 32 * len(entries)
-    regions = (len(payload) + REGION - 1) // REGION if version == 2 else 0
-    start = align64(align64(table_end) + 8 * regions) if version == 2 else align64(table_end)
+    regions = (len(payload) + REGION - 1) // REGION if version >= 2 else 0
+    start = align64(align64(table_end) + 8 * regions) if version >= 2 else align64(table_end)
     size = start + len(payload) + 8
     out = bytearray(MAGIC + struct.pack("<HBBIQQQddII", version, KIND[kind], HASH[hash_name],
                                         len(entries), seed, items, size, fpr, tightening,
@@ -162,7 +182,7 @@ def frame(version, kind, hash_name, seed, items, entries, payloads, fpr=0.0, tig
     for e in entries:
         out += e
     out += bytes(align64(table_end) - table_end)
-    if version == 2:
+    if version >= 2:
         for r in range(regions):
             out += struct.pack("<Q", xxh3_64(payload[r * REGION:(r + 1) * REGION]))
         out += bytes(start - len(out))
@@ -446,8 +466,10 @@ def windowed_files():
 
 
 def write_files(directory):
-    """Every filter file in both versions: version 2 (what the library writes)
-    under its name, version 1 (still read) under v1/ with the same name."""
+    """Every filter file as the library writes it under its name (version 3 for
+    classic, counting and scalable xxh3 filters, else version 2), and in older
+    versions it still reads: version 1 under v1/, and for classic xxh3 the
+    version-2 file of the old position rule under v2/."""
     files = {}
 
     def both(name, make):
@@ -468,10 +490,25 @@ def write_files(directory):
         f.add(f"key-{i}")
     both("lab11_classic_poly31.rbf", lambda v: file_bytes("classic", "poly31", 0, [f.layer()], version=v))
 
+    # Classic xxh3: version 3 (mixed positions) under its name; the same items
+    # by the old rule in version 2 under v2/ and version 1 under v1/, read
+    # with that rule and saved back as version 2.
+    f = Bits(4096, 5, mixed_positions)
+    for i in range(50):
+        f.add(f"a{i}")
+    files["classic_xxh3.rbf"] = file_bytes("classic", "xxh3", 0, [f.layer()], version=3)
     f = Bits(4096, 5, km_positions)
     for i in range(50):
         f.add(f"a{i}")
-    both("classic_xxh3.rbf", lambda v: file_bytes("classic", "xxh3", 0, [f.layer()], version=v))
+    files[os.path.join("v2", "classic_xxh3.rbf")] = file_bytes("classic", "xxh3", 0, [f.layer()])
+    files[os.path.join("v1", "classic_xxh3.rbf")] = file_bytes("classic", "xxh3", 0, [f.layer()],
+                                                               version=1)
+    # Counting and scalable xxh3, version 3 only (mixed positions).
+    f = Bits(200, 4, mixed_positions, counting=True)
+    for item in ["anna", "bora", "cem", "anna"]:
+        f.add(item)
+    f.remove("bora")
+    files["counting_xxh3.rbf"] = file_bytes("counting", "xxh3", 0, [f.layer()], version=3)
 
     f = Bits(2048, 8, blocked_positions)
     for i in range(50):
@@ -499,20 +536,28 @@ def write_files(directory):
     p, r, growth = 0.1, 0.5, 2
     layers = []
 
-    def new_layer(i, capacity):
-        m, k = classic_size_for(capacity, p * (1.0 - r) * math.pow(r, i))
-        layers.append([Bits(m, k, positionen), capacity])
+    def scalable_layers(positions):
+        layers = []
 
-    new_layer(0, 10)
-    for i in range(40):
-        item = f"k{i}"
-        if any(l.contains(item) for l, _ in layers):
-            continue
-        if layers[-1][0].items >= layers[-1][1]:
-            new_layer(len(layers), layers[-1][1] * growth)
-        layers[-1][0].add(item)
-    both("scalable_sha256.rbf", lambda v: file_bytes("scalable", "sha256", 0,
-                                              [l.layer(c) for l, c in layers], p, r, growth, version=v))
+        def new_layer(i, capacity):
+            m, k = classic_size_for(capacity, p * (1.0 - r) * math.pow(r, i))
+            layers.append([Bits(m, k, positions), capacity])
+
+        new_layer(0, 10)
+        for i in range(40):
+            item = f"k{i}"
+            if any(l.contains(item) for l, _ in layers):
+                continue
+            if layers[-1][0].items >= layers[-1][1]:
+                new_layer(len(layers), layers[-1][1] * growth)
+            layers[-1][0].add(item)
+        return [l.layer(c) for l, c in layers]
+
+    layers = scalable_layers(positionen)
+    both("scalable_sha256.rbf", lambda v: file_bytes("scalable", "sha256", 0, layers, p, r, growth,
+                                                     version=v))
+    files["scalable_xxh3.rbf"] = file_bytes("scalable", "xxh3", 0, scalable_layers(mixed_positions),
+                                            p, r, growth, version=3)
     # Static fuse filters of f0..f99; the test probes g0..g999 (printed by main()).
     fuse_items = [f"f{i}" for i in range(100)]
     both("fuse8_xxh3.rbf", lambda v: fuse_file_bytes("fuse8", fuse_items, 8, v)[0])
@@ -527,6 +572,7 @@ def write_files(directory):
     files["blocked64_regions_xxh3.rbf"] = file_bytes("blocked64", "xxh3", 0, [f.layer()])
     files.update(windowed_files())
     os.makedirs(os.path.join(directory, "v1"), exist_ok=True)
+    os.makedirs(os.path.join(directory, "v2"), exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(directory, name), "wb") as out:
             out.write(data)
@@ -577,7 +623,10 @@ def main():
     print("  100 keys key-{i}: bits set", sum(bits), "; 1000 strangers other-{i}: false positives",
           fp)
 
-    print("classic xxh3 positions m=1000003 k=7 (XXH3-128 from xxhsum)")
+    print("classic xxh3 positions m=1000003 k=7 (XXH3-128 from xxhsum), mixed (version 3)")
+    for item in ["anna", "user:42", ""]:
+        print(" ", repr(item), mixed_positions(item, 7, 1000003))
+    print("the same by plain double hashing (files of versions 1 and 2)")
     for item in ["anna", "user:42", ""]:
         print(" ", repr(item), km_positions(item, 7, 1000003))
     print("blocked1024 positions m=1024*1000 k=7 and k=16 (XXH3-64 from xxhsum)")

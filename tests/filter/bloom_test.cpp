@@ -202,10 +202,24 @@ TEST(ClassicFilter, Lab11PositionsWithPoly31) {
 
 // --- xxh3 positions ----------------------------------------------------------
 
-TEST(ClassicFilter, Xxh3DoubleHashingPositions) {
+TEST(ClassicFilter, Xxh3MixedDoubleHashingPositions) {
   bloom_filter f(1000003, 7);
-  // Kirsch-Mitzenmacher over XXH3-128 computed by xxhsum -H2, reduced by
-  // (x * m) >> 64 in Python (bloom_golden.py).
+  ASSERT_EQ(f.rule(), position_rule::mixed);
+  // Kirsch-Mitzenmacher over XXH3-128 computed by xxhsum -H2, each g_i mixed
+  // by splitmix64's finaliser and reduced by (x * m) >> 64 in Python
+  // (bloom_golden.py's mixed_positions).
+  EXPECT_THAT(f.positions("anna"),
+              ElementsAre(703881, 294207, 715247, 525142, 35707, 863578, 311077));
+  EXPECT_THAT(f.positions("user:42"),
+              ElementsAre(576081, 123446, 268900, 418006, 338149, 539788, 326345));
+  EXPECT_THAT(f.positions(""), ElementsAre(883353, 579909, 878567, 549027, 925762, 53292, 224192));
+}
+
+TEST(ClassicFilter, Xxh3PlainDoubleHashingPositionsOfOldFiles) {
+  // The rule of files before version 3 (bloom_golden.py's km_positions).
+  const bloom_filter f = bloom_filter::from_words(1000003, 7, hash_kind::xxh3, 0, 0,
+                                                  detail::word_store((1000003 + 63) / 64),
+                                                  position_rule::double_hashing);
   EXPECT_THAT(f.positions("anna"),
               ElementsAre(938708, 490336, 41964, 593595, 145224, 696855, 248483));
   EXPECT_THAT(f.positions("user:42"),

@@ -41,10 +41,11 @@ inline std::string golden(const std::string& name) {
 using test::temp_dir;
 
 /// Rewrites the checksums so that a deliberately edited field reaches the
-/// field checks: version 2's region and head checksums, or version 1's
-/// trailing checksum (XXH3-64 of the bytes before it, little-endian).
+/// field checks: the region and head checksums of versions 2 and 3, or
+/// version 1's trailing checksum (XXH3-64 of the bytes before it,
+/// little-endian).
 inline std::string rechecksum(std::string bytes) {
-  if (bytes.size() >= 10 && bytes[8] == 2 && bytes[9] == 0) {
+  if (bytes.size() >= 10 && (bytes[8] == 2 || bytes[8] == 3) && bytes[9] == 0) {
     detail::reseal_filter_bytes(bytes);
     return bytes;
   }

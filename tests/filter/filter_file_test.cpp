@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +75,17 @@ any_filter counting_sha256() {
   f.remove("bora");
   return f;
 }
+any_filter counting_xxh3() {
+  counting_bloom_filter f(200, 4);
+  for (const char* item : {"anna", "bora", "cem", "anna"}) f.add(item);
+  f.remove("bora");
+  return f;
+}
+any_filter scalable_xxh3() {
+  scalable_bloom_filter f(10, 0.1);
+  for (int i = 0; i < 40; ++i) f.add("k" + std::to_string(i));
+  return f;
+}
 any_filter scalable_sha256() {
   scalable_bloom_filter f(10, 0.1, hash_kind::sha256);
   for (int i = 0; i < 40; ++i) f.add("k" + std::to_string(i));
@@ -88,6 +100,8 @@ const golden_case golden_cases[] = {
     {"blocked_xxh3.rbf", blocked_xxh3},
     {"counting_sha256.rbf", counting_sha256},
     {"scalable_sha256.rbf", scalable_sha256},
+    {"counting_xxh3.rbf", counting_xxh3},
+    {"scalable_xxh3.rbf", scalable_xxh3},
 };
 
 TEST(FilterFileGolden, LibraryWritesTheDocumentedBytes) {
@@ -119,19 +133,91 @@ TEST(FilterFileGolden, LibraryReadsTheGoldenFiles) {
   EXPECT_EQ(c.items_added(), 3U);
 }
 
+// The "positions" row of `bloom info` (filter_description), or "" if none.
+std::string positions_row(const any_filter& f) {
+  for (const auto& row : f.describe().rows) {
+    if (row.label == "positions") return row.text;
+  }
+  return "";
+}
+
+TEST(FilterFileGolden, VersionThreeOnlyForMixedClassicPositions) {
+  // Classic, counting and scalable xxh3 filters are written as version 3
+  // (their positions are mixed); every other filter as version 2, which an
+  // older ringbloom reads with the same meaning.
+  for (const char* name : {"classic_xxh3.rbf", "counting_xxh3.rbf", "scalable_xxh3.rbf"}) {
+    EXPECT_EQ(golden(name)[8], 3) << name;
+    EXPECT_EQ(positions_row(deserialize_filter(golden(name))), "") << name;  // the default
+  }
+  for (const char* name : {"german_classic_sha256.rbf", "blocked_xxh3.rbf", "blocked64_xxh3.rbf",
+                           "counting_sha256.rbf", "scalable_sha256.rbf", "fuse8_xxh3.rbf"}) {
+    EXPECT_EQ(golden(name)[8], 2) << name;
+    // Version 3 of such a filter is written by no ringbloom: refused, so
+    // that every file that loads saves back byte for byte.
+    EXPECT_THAT(data_error_of(with_field<std::uint16_t>(golden(name), 8, 3)),
+                HasSubstr("format version 3, which only classic, counting and scalable filters "
+                          "hashed with xxh3 are written in"))
+        << name;
+  }
+}
+
+TEST(FilterFileGolden, VersionTwoClassicXxh3KeepsTheOldRule) {
+  // tests/filter/data/v2/classic_xxh3.rbf: the items of classic_xxh3.rbf placed
+  // by plain double hashing, as every ringbloom before version 3 wrote them.
+  const std::string v2 = golden("v2/classic_xxh3.rbf");
+  ASSERT_EQ(v2[8], 2);
+  any_filter f = deserialize_filter(v2);
+  const bloom_filter* b = f.get_if<bloom_filter>();
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->rule(), position_rule::double_hashing);
+  EXPECT_EQ(positions_row(f), "double hashing (files before version 3)");
+  for (int i = 0; i < 50; ++i) EXPECT_TRUE(f.may_contain("a" + std::to_string(i))) << i;
+  // Not the same filter as the version-3 file of the same items: other bits.
+  EXPECT_FALSE(f == deserialize_filter(golden("classic_xxh3.rbf")));
+  // Saved again (after adding, too), it stays version 2 in the old rule.
+  EXPECT_TRUE(serialize_filter(f) == v2);
+  f.add("later");
+  const std::string again = serialize_filter(f);
+  EXPECT_EQ(again[8], 2);
+  const any_filter g = deserialize_filter(again);
+  EXPECT_EQ(g.get_if<bloom_filter>()->rule(), position_rule::double_hashing);
+  EXPECT_TRUE(g.may_contain("later"));
+  for (int i = 0; i < 50; ++i) EXPECT_TRUE(g.may_contain("a" + std::to_string(i))) << i;
+}
+
+TEST(FilterFileGolden, InPlaceAddsKeepEachFilesRule) {
+  // The checkpoint fold patches a version-2 or -3 file in place with the
+  // rule the file was read with, and leaves its version as it was.
+  const std::array<std::string_view, 2> items{"later", "later-too"};
+  for (const char* name : {"v2/classic_xxh3.rbf", "classic_xxh3.rbf"}) {
+    std::string bytes = golden(name);
+    const char version = bytes[8];
+    add_to_filter_bytes(bytes, items);
+    EXPECT_EQ(bytes[8], version) << name;
+    any_filter expected = deserialize_filter(golden(name));
+    expected.add_many(items);
+    EXPECT_TRUE(deserialize_filter(bytes) == expected) << name;
+    EXPECT_TRUE(bytes == serialize_filter(expected)) << name;
+  }
+}
+
 TEST(FilterFileGolden, VersionOneFilesAreReadAndWrittenBackAsVersionTwo) {
   // tests/filter/data/v1 holds the same filters in version 1 (one checksum
   // over the whole file): each loads as the same filter, and saving it writes
-  // the version-2 golden file.
+  // the version-2 golden file (for classic xxh3, the one of the old position
+  // rule in v2/: a version-1 file keeps that rule).
   for (const char* name : {"german_classic_sha256.rbf", "german_exercise_classic_sha256.rbf",
                            "lab11_classic_poly31.rbf", "classic_xxh3.rbf", "blocked_xxh3.rbf",
                            "blocked64_xxh3.rbf", "blocked1024_xxh3.rbf", "counting_sha256.rbf",
                            "scalable_sha256.rbf", "fuse8_xxh3.rbf", "fuse16_xxh3.rbf"}) {
     const std::string v1 = golden(std::string("v1/") + name);
     ASSERT_EQ(v1[8], 1) << name;
+    const std::string v2 =
+        golden(std::string(name) == "classic_xxh3.rbf" ? std::string("v2/") + name : name);
+    ASSERT_EQ(v2[8], 2) << name;
     const any_filter f = deserialize_filter(v1);
-    EXPECT_TRUE(f == deserialize_filter(golden(name))) << name;
-    EXPECT_TRUE(serialize_filter(f) == golden(name)) << name;
+    EXPECT_TRUE(f == deserialize_filter(v2)) << name;
+    EXPECT_TRUE(serialize_filter(f) == v2) << name;
   }
   // Damage in a version-1 file is still refused by its whole-file checksum.
   std::string bad = golden("v1/german_classic_sha256.rbf");
@@ -346,8 +432,8 @@ TEST(FilterFileDamage, ClearMessages) {
   EXPECT_THAT(data_error_of(flipped),
               HasSubstr("the filter file's checksum of its header and region table does not "
                         "match"));
-  EXPECT_EQ(data_error_of(with_field<std::uint16_t>(good, 8, 3)),
-            "the filter file has format version 3, but this ringbloom reads versions 1 and 2; "
+  EXPECT_EQ(data_error_of(with_field<std::uint16_t>(good, 8, 4)),
+            "the filter file has format version 4, but this ringbloom reads versions 1 to 3; "
             "open it with the ringbloom that wrote it, or recreate the filter");
 }
 

@@ -38,11 +38,17 @@
 // them), by hash:
 //
 //   xxh3    one XXH3-128 of the item with the seed gives h1 (low half) and h2
-//           (high half, forced odd); position i = fastrange(h1 + i*h2, m),
-//           where fastrange(x, m) = (x * m) >> 64 in 128-bit arithmetic
-//           (Kirsch & Mitzenmacher 2006 double hashing; Lemire 2019's
-//           multiply-shift range reduction: no division, no modulo bias
-//           beyond m / 2^64).
+//           (high half, forced odd); g_i = h1 + i*h2 (mod 2^64) and position
+//           i = fastrange(mix13(g_i), m), where mix13 is splitmix64's
+//           finaliser and fastrange(x, m) = (x * m) >> 64 in 128-bit
+//           arithmetic (Kirsch & Mitzenmacher 2006 double hashing; Lemire
+//           2019's multiply-shift range reduction). The mix makes the k
+//           positions behave as independent: unmixed they form an arithmetic
+//           progression, and small filters at tight rates measured up to 56x
+//           their formula. Files of format versions 1 and 2 were written
+//           with position i = fastrange(g_i, m); a filter read from one keeps
+//           that rule (rule() == position_rule::double_hashing) and is saved
+//           again as version 2.
 //   sha256  position i = int.from_bytes(sha256(f"{i}:{item}")[:8], "big") % m,
 //           exactly the German lesson's positionen(item, k, m).
 //   md5     the same with MD5 in place of SHA-256.
@@ -229,7 +235,8 @@ class bloom_filter : private detail::filter_core {
   /// the smaller of the two counts.
   void intersect(const bloom_filter& other);
 
-  /// Whether merge/intersect with `other` would be accepted; when not and
+  /// Whether merge/intersect with `other` would be accepted (same m, k,
+  /// hash, seed and, for xxh3, position rule); when not and
   /// `why` is given, it receives the reason as a sentence.
   [[nodiscard]] bool compatible_with(const bloom_filter& other, std::string* why = nullptr) const;
 
@@ -242,6 +249,9 @@ class bloom_filter : private detail::filter_core {
   using filter_core::hash;
   using filter_core::hashes;
   using filter_core::seed;
+  /// position_rule rule(): how xxh3 positions are placed: mixed for every
+  /// new filter, double_hashing for one read from a file before version 3.
+  using filter_core::rule;
   /// std::uint64_t items_added(): additions recorded by add / add_concurrent
   /// (duplicates count each time; merge adds the other's count).
   using filter_core::items_added;
@@ -260,10 +270,12 @@ class bloom_filter : private detail::filter_core {
   /// For the file loader: a filter over existing words (copied or viewed),
   /// with `items` additions recorded. Validates like the constructor and
   /// requires words.size() == (bits + 63) / 64 with zero tail bits;
-  /// throws data_error otherwise.
+  /// throws data_error otherwise. `rule` is the rule the words were set by
+  /// (double_hashing for files before version 3).
   [[nodiscard]] static bloom_filter from_words(std::uint64_t bits, std::uint32_t hashes,
                                                hash_kind hash, std::uint64_t seed,
-                                               std::uint64_t items, detail::word_store words);
+                                               std::uint64_t items, detail::word_store words,
+                                               position_rule rule = position_rule::mixed);
 
   friend bool operator==(const bloom_filter& a, const bloom_filter& b) noexcept;
 

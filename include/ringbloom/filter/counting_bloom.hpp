@@ -86,7 +86,7 @@ class counting_bloom_filter : private detail::filter_core {
 
   /// Union adds counters (saturating at 15); intersection takes the smaller
   /// counter. Throws std::invalid_argument (filter unchanged) unless m, k,
-  /// hash and seed agree.
+  /// hash, seed and (for xxh3) position rule agree.
   void merge(const counting_bloom_filter& other);
   void intersect(const counting_bloom_filter& other);
   [[nodiscard]] bool compatible_with(const counting_bloom_filter& other,
@@ -101,6 +101,9 @@ class counting_bloom_filter : private detail::filter_core {
   using filter_core::hash;
   using filter_core::hashes;
   using filter_core::seed;
+  /// position_rule rule(): as bloom_filter's (the counting kind shares the
+  /// classic positions).
+  using filter_core::rule;
   /// std::uint64_t items_added(): additions minus successful removals.
   using filter_core::items_added;
   /// Counters at 15.
@@ -117,11 +120,13 @@ class counting_bloom_filter : private detail::filter_core {
   using filter_core::words;
 
   /// For the file loader; requires words.size() == (counters + 15) / 16 and
-  /// zero tail nibbles; throws data_error otherwise.
+  /// zero tail nibbles; throws data_error otherwise. `rule` as in
+  /// bloom_filter::from_words.
   [[nodiscard]] static counting_bloom_filter from_words(std::uint64_t counters,
                                                         std::uint32_t hashes, hash_kind hash,
                                                         std::uint64_t seed, std::uint64_t items,
-                                                        detail::word_store words);
+                                                        detail::word_store words,
+                                                        position_rule rule = position_rule::mixed);
 
   friend bool operator==(const counting_bloom_filter& a, const counting_bloom_filter& b) noexcept;
 

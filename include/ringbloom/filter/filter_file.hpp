@@ -3,10 +3,11 @@
 // through mmap. (The kind-erased filter, any_filter, is in any_filter.hpp,
 // included here; the kinds a file may hold are the rows of filter_kinds.hpp.)
 //
-// The byte layout is drawn in docs/format.md (format version 2; version 1 is
-// still read). In short: a 64-byte header (magic "\x89RBF\r\n\x1a\n", version,
-// kind, hash code, layer count, seed, items, file size, scalable parameters,
-// region count), a 32-byte entry per layer (m, k, items, capacity), an XXH3-64
+// The byte layout is drawn in docs/format.md (format version 3, which is
+// version 2's layout with mixed classic xxh3 positions; versions 1 and 2 are
+// still read, and their classic xxh3 filters keep their old positions). In short: a 64-byte header
+// (magic "\x89RBF\r\n\x1a\n", version, kind, hash code, layer count, seed, items, file size,
+// scalable parameters, region count), a 32-byte entry per layer (m, k, items, capacity), an XXH3-64
 // checksum per 4096-byte region of the payloads, each layer's words 64-byte
 // aligned, and last an XXH3-64 checksum of everything before the payloads.
 // Golden files in tests/filter/data pin the bytes.
@@ -29,7 +30,7 @@
 //     in under the lock at most every second (configurable), so a long
 //     stream costs per item, not per batch times the file's size; an item is
 //     durable once the checkpoint holding it returns. A checkpoint patches a
-//     version-2 classic or blocked-kind file in place (io/file_patch.hpp): it
+//     version-2 or -3 classic or blocked-kind file in place (io/file_patch.hpp): it
 //     reads the header, the region table and the pages its items fall in,
 //     checks each region it changes against its old checksum, and writes
 //     those regions with their checksums through a journal, so one item
@@ -78,8 +79,11 @@
 
 namespace ringbloom {
 
-/// The current format version, written into every file.
-inline constexpr std::uint16_t filter_format_version = 2;
+/// The newest format version: written for classic, counting and scalable
+/// filters hashed with xxh3 by the mixed position rule (bloom.hpp); every
+/// other filter is written as version 2, which it reads the same in
+/// (docs/format.md, "Version 3"). Versions 1 and 2 are read.
+inline constexpr std::uint16_t filter_format_version = 3;
 
 /// The kind recorded in a filter file's header (its magic and byte 10,
 /// docs/format.md), read from the first 11 bytes only: nothing else is

@@ -240,6 +240,7 @@ struct filter_kind_row<bloom_filter> : filter_kind_row_base {
   static constexpr bool adds_in_place = true;
   static void add_in_place(std::uint64_t* words, const bloom_filter& view,
                            std::span<const std::string_view> items);
+  static void describe(const bloom_filter& f, filter_description& out);
 };
 
 template <>

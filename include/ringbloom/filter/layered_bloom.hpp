@@ -241,7 +241,10 @@ class layered_bloom_filter {
   void load_chunk(std::string_view bytes);
 
   /// RDB: the layer's filter_file image; from_blobs rebuilds a filter from a
-  /// header and the images (throws data_error unless they agree).
+  /// header and the images (throws data_error unless they agree). A classic
+  /// layer's image is a version-2 classic file, byte for byte as before
+  /// format version 3, although its bits are placed by the mixed rule: the
+  /// chain, not the image, says how its layers are probed.
   [[nodiscard]] std::string layer_blob(std::size_t index) const;
   [[nodiscard]] static layered_bloom_filter from_blobs(std::string_view header,
                                                        const std::vector<std::string>& blobs,

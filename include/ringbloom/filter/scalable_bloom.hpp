@@ -109,6 +109,8 @@ class scalable_bloom_filter {
   [[nodiscard]] double tightening() const noexcept { return tightening_; }
   [[nodiscard]] hash_kind hash() const noexcept { return layers_[0].filter.hash(); }
   [[nodiscard]] std::uint64_t seed() const noexcept { return layers_[0].filter.seed(); }
+  /// The layers' position rule (bloom_filter::rule; the same in every layer).
+  [[nodiscard]] position_rule rule() const noexcept { return layers_[0].filter.rule(); }
   /// Total bits of all layers.
   [[nodiscard]] std::uint64_t bits() const noexcept;
   /// The first layer's k.
@@ -120,7 +122,7 @@ class scalable_bloom_filter {
   [[nodiscard]] bool read_only() const noexcept { return layers_[0].filter.read_only(); }
 
   /// For the file loader: validates the parameters and that every layer has
-  /// the hash and seed of the first and a capacity of at least 1; throws
+  /// the hash, seed and position rule of the first and a capacity of at least 1; throws
   /// data_error otherwise. (A layer may hold more than its capacity after a
   /// merge; add then starts a new layer.)
   [[nodiscard]] static scalable_bloom_filter from_layers(double fpr, std::uint32_t growth,

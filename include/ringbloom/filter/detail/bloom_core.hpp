@@ -29,6 +29,19 @@
 namespace ringbloom {
 enum class filter_kind : std::uint8_t;  // bloom.hpp
 struct filter_stats;                    // bloom.hpp
+
+/// Which rule places the positions of a classic, counting or scalable
+/// filter hashed with xxh3 (bloom.hpp's table). Every new filter uses
+/// `mixed`; a filter read from a file of format version 1 or 2 keeps
+/// `double_hashing`, by which its bits were set, and is saved again as
+/// version 2. The other hashes and kinds have one rule each and ignore it.
+enum class position_rule : std::uint8_t {
+  mixed = 0,           ///< double hashing, each g_i mixed by splitmix64's finaliser
+  double_hashing = 1,  ///< plain double hashing: files before version 3
+};
+
+/// "mixed double hashing" or "double hashing (files before version 3)".
+[[nodiscard]] std::string_view position_rule_name(position_rule rule) noexcept;
 }  // namespace ringbloom
 
 namespace ringbloom::detail {
@@ -48,6 +61,9 @@ class filter_core {
   [[nodiscard]] std::uint64_t items_added() const noexcept { return items_; }
   [[nodiscard]] bool read_only() const noexcept { return words_.read_only(); }
   [[nodiscard]] std::span<const std::uint64_t> words() const noexcept { return words_.words(); }
+  /// The rule placing xxh3 positions (classic and counting kinds; the
+  /// blocked kinds keep the default and never read it).
+  [[nodiscard]] position_rule rule() const noexcept { return rule_; }
 
  protected:
   filter_core() = default;
@@ -55,7 +71,7 @@ class filter_core {
   filter_core(std::uint64_t bits, std::uint32_t hashes, hash_kind hash, std::uint64_t seed) noexcept
       : bits_(bits), hashes_(hashes), hash_(hash), seed_(seed) {}
 
-  /// Whether both have the same m, k, hash and seed; when not and `why` is
+  /// Whether both have the same m, k, hash, seed and position rule; when not and `why` is
   /// given, it receives what differs as a sentence.
   [[nodiscard]] bool same_shape(const filter_core& other, std::string* why) const;
 
@@ -100,7 +116,8 @@ class filter_core {
 
   /// Sets every member; for from_words, after the kind has validated them.
   void assign(std::uint64_t bits, std::uint32_t hashes, hash_kind hash, std::uint64_t seed,
-              std::uint64_t items, word_store words) noexcept;
+              std::uint64_t items, word_store words,
+              position_rule rule = position_rule::mixed) noexcept;
 
   std::uint64_t bits_ = 0;  ///< m: bits, or counters of a counting filter
   std::uint32_t hashes_ = 0;
@@ -108,6 +125,7 @@ class filter_core {
   std::uint64_t seed_ = 0;
   std::uint64_t items_ = 0;
   word_store words_;
+  position_rule rule_ = position_rule::mixed;
 
  private:
   /// Word i = op(word i, other's word i). std::logic_error for a read-only

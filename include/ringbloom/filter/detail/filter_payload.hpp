@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/filter/detail/bloom_core.hpp"  // position_rule
 #include "ringbloom/filter/detail/bloom_storage.hpp"
 #include "ringbloom/hash.hpp"
 
@@ -43,6 +44,10 @@ struct filter_payload {
   double fpr = 0;            ///< layered kinds only (scalable), else 0
   double tightening = 0;     ///< layered kinds only
   std::uint32_t growth = 0;  ///< layered kinds only
+  /// The xxh3 position rule of the classic, counting and scalable kinds:
+  /// load: double_hashing for files before version 3; save: the filter's
+  /// (a double_hashing filter is written as version 2, docs/format.md).
+  position_rule rule = position_rule::mixed;
   std::vector<filter_layer> layers;
   /// load: set when the bytes are a mapping the filter may keep viewing
   /// (open_filter_mapped); empty when the filter must own a copy.
