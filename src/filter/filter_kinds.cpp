@@ -88,10 +88,11 @@ std::string filter_kinds_help() {
       continue;
     }
     help += fmt::format("{}{}", help.empty() ? "" : ", ", k.name);
-    if (k.kind == default_filter_kind) help += " (default)";
-    if (!k.summary.empty()) help += fmt::format(" ({})", k.summary);
+    std::string note = k.kind == default_filter_kind ? "default" : "";
+    if (!k.summary.empty()) note += fmt::format("{}{}", note.empty() ? "" : "; ", k.summary);
+    if (!note.empty()) help += fmt::format(" ({})", note);
   }
-  if (!statics.empty()) help += fmt::format(", or the static {} (with --from)", statics);
+  if (!statics.empty()) help += fmt::format(", or, with --from, the static {}", statics);
   return help;
 }
 

@@ -424,9 +424,9 @@ inline constexpr auto kind_infos = make_kind_infos();
 [[nodiscard]] std::string filter_kind_names(bool filter_kind_info::*flag);
 
 /// The kinds for a front end's help, in the table's order: each mutable kind
-/// with "(default)" and its summary in parentheses, then the static kinds:
-/// "blocked64 (default) (the fastest), ..., or the static fuse8, fuse16
-/// (with --from)".
+/// with "default" and its summary in parentheses, then the static kinds:
+/// "blocked64 (default; the fastest: ...), ..., or, with --from, the static
+/// fuse8, fuse16, ...".
 [[nodiscard]] std::string filter_kinds_help();
 
 /// The (bits, hashes) of the smallest filter of `kind` for `capacity` items
