@@ -22,101 +22,41 @@ import glob
 import os
 import random
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 
-import redis
-
-
-def option(name, default):
-    if name in sys.argv:
-        return int(sys.argv[sys.argv.index(name) + 1])
-    return default
-
-
-def text_option(name, default):
-    if name in sys.argv:
-        return sys.argv[sys.argv.index(name) + 1]
-    return default
-
+from bench_server import Server
+from peer_workload import COMMANDS, module_paths, option, setup, text_option
 
 CALLS = option("--calls", 2000)
 DEPTH = option("--depth", 16)
 RATE = text_option("--rate", "0.01")
 ONLY = text_option("--only", "")
-paths = [a for i, a in enumerate(sys.argv[1:], 1)
-         if not a.startswith("--") and not sys.argv[i - 1].startswith("--")]
-if len(paths) != 2:
-    raise SystemExit(__doc__)
-paths = [os.path.abspath(p) for p in paths]  # the server changes to its --dir first
-
-
-def item(rng):
-    return f"item:{rng.randrange(1_000_000)}"
-
-
-COMMANDS = [
-    ("BF.ADD", lambda g: ("BF.ADD", "bf", item(g))),
-    ("BF.EXISTS", lambda g: ("BF.EXISTS", "bf", item(g))),
-    ("BF.MADD", lambda g: ("BF.MADD", "bf", *[item(g) for _ in range(10)])),
-    ("BF.MEXISTS", lambda g: ("BF.MEXISTS", "bf", *[item(g) for _ in range(10)])),
-    ("BF.INSERT", lambda g: ("BF.INSERT", "bfi", "ITEMS", *[item(g) for _ in range(10)])),
-    ("CF.ADD", lambda g: ("CF.ADD", "cf", item(g))),
-    ("CF.EXISTS", lambda g: ("CF.EXISTS", "cf", item(g))),
-    ("CF.DEL", lambda g: ("CF.DEL", "cf", item(g))),
-    ("CMS.INCRBY", lambda g: ("CMS.INCRBY", "cms", item(g), "1")),
-    ("CMS.QUERY", lambda g: ("CMS.QUERY", "cms", item(g))),
-    ("TOPK.ADD", lambda g: ("TOPK.ADD", "topk", item(g))),
-    ("TOPK.QUERY", lambda g: ("TOPK.QUERY", "topk", item(g))),
-]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+paths = module_paths(__doc__)
 
 
 def measure(module):
     """{command: instructions per call} for one module."""
     d = tempfile.mkdtemp(prefix="ringbloom-callgrind-")
     out = os.path.join(d, "callgrind.out")
-    port = free_port()
-    proc = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
-         "--toggle-collect=RedisModuleCommandDispatcher", "redis-server", "--port", str(port),
-         "--bind", "127.0.0.1", "--dir", d, "--save", "", "--appendonly", "no",
-         "--loadmodule", module], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # valgrind starts slowly and stops slowly.
+    server = Server(module, prefix=["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                                    "--collect-atstart=no",
+                                    "--toggle-collect=RedisModuleCommandDispatcher"],
+                    start_timeout=60, stop_timeout=120)
+    r = server.r
     try:
-        r = redis.Redis(port=port, socket_timeout=600)
-        for _ in range(600):  # valgrind starts slowly: at most 60 s
-            try:
-                r.ping()
-                break
-            except redis.ConnectionError:
-                if proc.poll() is not None:
-                    raise SystemExit(f"redis-server with {module} exited under valgrind")
-                time.sleep(0.1)
-        else:
-            raise SystemExit(f"redis-server with {module} did not answer within 60 s")
-        r.execute_command("BF.RESERVE", "bf", RATE, "1000000")
-        r.execute_command("BF.RESERVE", "bfi", RATE, "1000000")
-        r.execute_command("CF.RESERVE", "cf", "1000000")
-        r.execute_command("CMS.INITBYDIM", "cms", "2000", "5")
-        r.execute_command("TOPK.RESERVE", "topk", "50")
+        setup(r, RATE)
 
         def dump_total():
-            subprocess.run(["callgrind_control", "-d", str(proc.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           check=True)
-            total = None
+            subprocess.run(["callgrind_control", "-d", str(server.proc.pid)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             for _ in range(100):  # the dump is written asynchronously: at most 10 s
                 files = glob.glob(out + ".*")
                 if files:
                     time.sleep(0.2)
+                    total = None
                     with open(files[0]) as f:
                         for line in f:
                             if line.startswith(("summary:", "totals:")):
@@ -130,7 +70,7 @@ def measure(module):
 
         result = {}
         for name, make in COMMANDS:
-            if not name.startswith(ONLY):
+            if not name.startswith(ONLY.lower()):
                 continue
             rng = random.Random(len(name) * 7919)
             calls = [make(rng) for _ in range(CALLS + 200)]
@@ -145,12 +85,7 @@ def measure(module):
             result[name] = dump_total() / CALLS
         return result
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
+        server.stop()
         shutil.rmtree(d, ignore_errors=True)
 
 
@@ -160,4 +95,4 @@ print(f"# {paths[0]} against {paths[1]}; {CALLS} calls, pipelines of {DEPTH}; BF
 print("| command | instructions per call: ours | peer | ratio ours/peer |")
 print("|---|---|---|---|")
 for name in ours:
-    print(f"| {name} | {ours[name]:,.0f} | {peer[name]:,.0f} | {ours[name] / peer[name]:.2f} |")
+    print(f"| {name.upper()} | {ours[name]:,.0f} | {peer[name]:,.0f} | {ours[name] / peer[name]:.2f} |")

@@ -17,53 +17,13 @@ ours is faster). Building the peer is left to the reader.
 import os
 import random
 import statistics
-import sys
 
 from bench_server import Server
-
-
-def option(name, default):
-    if name in sys.argv:
-        return int(sys.argv[sys.argv.index(name) + 1])
-    return default
-
+from peer_workload import COMMANDS, module_paths, option, setup
 
 CALLS = option("--calls", 20000)
 ROUNDS = option("--rounds", 3)
-paths = [a for i, a in enumerate(sys.argv[1:], 1)
-         if not a.startswith("--") and not sys.argv[i - 1].startswith("--")]
-if len(paths) != 2:
-    raise SystemExit(__doc__)
-
-
-def setup(r):
-    r.flushall()
-    r.execute_command("BF.RESERVE", "bf", "0.01", "1000000")
-    r.execute_command("BF.RESERVE", "bfi", "0.01", "1000000")
-    r.execute_command("CF.RESERVE", "cf", "1000000")
-    r.execute_command("CMS.INITBYDIM", "cms", "2000", "5")
-    r.execute_command("TOPK.RESERVE", "topk", "50")
-
-
-def item(rng):
-    return f"item:{rng.randrange(1_000_000)}"
-
-
-# name in commandstats, and the arguments of one call from a random source.
-COMMANDS = [
-    ("bf.add", lambda g: ("BF.ADD", "bf", item(g))),
-    ("bf.exists", lambda g: ("BF.EXISTS", "bf", item(g))),
-    ("bf.madd", lambda g: ("BF.MADD", "bf", *[item(g) for _ in range(10)])),
-    ("bf.mexists", lambda g: ("BF.MEXISTS", "bf", *[item(g) for _ in range(10)])),
-    ("bf.insert", lambda g: ("BF.INSERT", "bfi", "ITEMS", *[item(g) for _ in range(10)])),
-    ("cf.add", lambda g: ("CF.ADD", "cf", item(g))),
-    ("cf.exists", lambda g: ("CF.EXISTS", "cf", item(g))),
-    ("cf.del", lambda g: ("CF.DEL", "cf", item(g))),
-    ("cms.incrby", lambda g: ("CMS.INCRBY", "cms", item(g), "1")),
-    ("cms.query", lambda g: ("CMS.QUERY", "cms", item(g))),
-    ("topk.add", lambda g: ("TOPK.ADD", "topk", item(g))),
-    ("topk.query", lambda g: ("TOPK.QUERY", "topk", item(g))),
-]
+paths = module_paths(__doc__)
 
 
 def run(r, name, calls):
