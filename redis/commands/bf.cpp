@@ -9,6 +9,7 @@
 #include <cctype>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -262,6 +263,28 @@ int bf_exists(api::Ctx* ctx, api::String** argv, int argc) {
   });
 }
 
+// BF.INFO's fields in RedisBloom's order: the word that asks for one alone,
+// its name in the reply, and its value (none: a null reply).
+using info_value = std::optional<std::uint64_t>;
+struct bf_info_field {
+  const char* keyword;
+  const char* name;
+  info_value (*value)(const layered_bloom_filter&);
+};
+const std::array<bf_info_field, 5> bf_info_fields{{
+    {"capacity", "Capacity",
+     [](const layered_bloom_filter& f) { return info_value(f.capacity()); }},
+    {"size", "Size", [](const layered_bloom_filter& f) { return info_value(f.memory_bytes()); }},
+    {"filters", "Number of filters",
+     [](const layered_bloom_filter& f) { return info_value(f.layer_count()); }},
+    {"items", "Number of items inserted",
+     [](const layered_bloom_filter& f) { return info_value(f.items()); }},
+    {"expansion", "Expansion rate",
+     [](const layered_bloom_filter& f) {
+       return f.nonscaling() ? std::nullopt : info_value(f.expansion());
+     }},
+}};
+
 // BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]
 int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
@@ -272,46 +295,27 @@ int bf_info(api::Ctx* ctx, api::String** argv, int argc) {
     if (status == key_status::mismatch) return other_type(c, key);
     if (status != key_status::ok) return c.error(status_error(status));
     const auto* chain = key.value<layered_bloom_filter>();
-    const auto expansion = [&] {
-      return chain->nonscaling() ? c.null() : c.integer(chain->expansion());
+    const auto reply = [&](const bf_info_field& field) {
+      const info_value v = field.value(*chain);
+      return v ? c.integer(static_cast<long long>(*v)) : c.null();
     };
     if (argc == 3) {
       // One field: [value] under RESP2, {name: value} under RESP3 (RedisBloom 2.6).
-      const auto one = [&](const char* name, auto reply) {
-        c.one_field(name);
-        return reply();
-      };
-      if (c.is(2, "capacity")) {
-        return one("Capacity",
-                   [&] { return c.integer(static_cast<long long>(chain->capacity())); });
+      for (const bf_info_field& field : bf_info_fields) {
+        if (!c.is(2, field.keyword)) continue;
+        c.one_field(field.name);
+        return reply(field);
       }
-      if (c.is(2, "size")) {
-        return one("Size",
-                   [&] { return c.integer(static_cast<long long>(chain->memory_bytes())); });
-      }
-      if (c.is(2, "filters")) {
-        return one("Number of filters",
-                   [&] { return c.integer(static_cast<long long>(chain->layer_count())); });
-      }
-      if (c.is(2, "items")) {
-        return one("Number of items inserted",
-                   [&] { return c.integer(static_cast<long long>(chain->items())); });
-      }
-      if (c.is(2, "expansion")) return one("Expansion rate", expansion);
       return c.error(unknown_argument(c, 2, "CAPACITY, SIZE, FILTERS, ITEMS or EXPANSION",
                                       "Invalid information value"));
     }
-    c.pairs(5);
-    c.simple("Capacity");
-    c.integer(static_cast<long long>(chain->capacity()));
-    c.simple("Size");
-    c.integer(static_cast<long long>(chain->memory_bytes()));
-    c.simple("Number of filters");
-    c.integer(static_cast<long long>(chain->layer_count()));
-    c.simple("Number of items inserted");
-    c.integer(static_cast<long long>(chain->items()));
-    c.simple("Expansion rate");
-    return expansion();
+    c.pairs(static_cast<long>(bf_info_fields.size()));
+    int rc = api::ok;
+    for (const bf_info_field& field : bf_info_fields) {
+      c.simple(field.name);
+      rc = reply(field);
+    }
+    return rc;
   });
 }
 
