@@ -58,6 +58,7 @@
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/detail/simd.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/splitmix.hpp"
 
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
 #include "filter/boost_bloom_peer.hpp"
@@ -80,14 +81,6 @@ constexpr std::size_t key_bytes = 16;
 
 // --- keys ---------------------------------------------------------------------------
 
-/// splitmix64 (Steele, Lea, Flood 2014): a fixed, seedable stream.
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 /// n keys of exactly 16 bytes (16 hex digits of a 64-bit value), in one flat
 /// buffer. Members have the top bit of the value clear (first digit 0-7),
 /// strangers set (8-f), so no stranger is ever a member.
@@ -97,7 +90,7 @@ class key_set {
     std::uint64_t state = seed;
     constexpr char digits[] = "0123456789abcdef";
     for (std::size_t i = 0; i < n; ++i) {
-      std::uint64_t v = splitmix64(state);
+      std::uint64_t v = ringbloom::splitmix64_next(state);
       v = strangers ? (v | (1ULL << 63)) : (v & ~(1ULL << 63));
       char* out = bytes_.data() + i * key_bytes;
       for (std::size_t d = 0; d < key_bytes; ++d) out[d] = digits[(v >> (60 - 4 * d)) & 15];

@@ -23,6 +23,7 @@
 
 #include "ringbloom/filter/counting_bloom.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace {
 
@@ -54,10 +55,7 @@ std::vector<std::string> keys16(std::size_t n, std::uint64_t seed) {
   std::vector<std::string> out(n);
   static constexpr char hex[] = "0123456789abcdef";
   for (auto& k : out) {
-    std::uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
+    std::uint64_t z = ringbloom::splitmix64_next(seed);
     k.assign(16, '0');
     for (int d = 0; d < 16; ++d, z >>= 4) k[static_cast<std::size_t>(d)] = hex[z & 15];
   }

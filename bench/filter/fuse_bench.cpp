@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ringbloom/filter/fuse_filter.hpp"
+#include "ringbloom/splitmix.hpp"
 
 #ifdef RINGBLOOM_HAVE_FASTFILTER
 #include "xorfilter/3wise_xor_binary_fuse_filter_lowmem.h"
@@ -50,10 +51,7 @@ double cpu_now() {
 std::vector<std::uint64_t> make_keys(std::size_t n, std::uint64_t seed, bool strangers) {
   std::vector<std::uint64_t> out(n);
   for (auto& k : out) {
-    std::uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
+    const std::uint64_t z = ringbloom::splitmix64_next(seed);
     k = strangers ? (z | (1ULL << 63)) : (z & ~(1ULL << 63));
   }
   return out;

@@ -35,6 +35,7 @@
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"
 #include "ringbloom/sketch/top_k.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace {
 
@@ -68,19 +69,12 @@ double fastest(const std::function<void()>& fn) {
   return best;
 }
 
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 /// n distinct 16-byte keys.
 std::vector<std::string> keys16(std::size_t n, std::uint64_t seed) {
   std::vector<std::string> out(n);
   static constexpr char hex[] = "0123456789abcdef";
   for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t v = splitmix(seed);
+    std::uint64_t v = splitmix64_next(seed);
     std::string k(16, '0');
     for (int d = 0; d < 16; ++d, v >>= 4) k[static_cast<std::size_t>(d)] = hex[v & 15];
     out[i] = std::move(k);
@@ -122,7 +116,7 @@ void hll_speed() {
   constexpr std::size_t n = 10'000'000;
   std::vector<std::uint64_t> hashes(n);
   std::uint64_t st = 1;
-  for (auto& h : hashes) h = splitmix(st);
+  for (auto& h : hashes) h = splitmix64_next(st);
   const auto keys = keys16(2'000'000, 2);
   std::vector<std::string_view> views(keys.begin(), keys.end());
 
@@ -185,7 +179,7 @@ void hll_accuracy(std::uint64_t max_n) {
       hyperloglog h;
       std::uint64_t added = 0;
       for (std::size_t g = 0; g < group.size(); ++g) {
-        for (; added < group[g]; ++added) h.add_hash(splitmix(seed));
+        for (; added < group[g]; ++added) h.add_hash(splitmix64_next(seed));
         const double e = h.estimate() / static_cast<double>(group[g]) - 1;
         sum[g] += e;
         sum_sq[g] += e * e;

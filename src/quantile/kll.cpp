@@ -12,6 +12,7 @@
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom {
 
@@ -25,15 +26,6 @@ void check_k(std::uint32_t k) {
         "the KLL parameter k must be between {} and {}, not {}; 200 gives a 1.33% rank error",
         kll_sketch::min_k, kll_sketch::max_k, k));
   }
-}
-
-// splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
-// generators", OOPSLA 2014): the increment is 2^64 / phi.
-std::uint64_t splitmix(std::uint64_t& state) noexcept {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -111,7 +103,7 @@ std::size_t kll_sketch::total_capacity() const noexcept {
   return total;
 }
 
-bool kll_sketch::next_bit() noexcept { return (splitmix(rng_) >> 63) != 0; }
+bool kll_sketch::next_bit() noexcept { return (splitmix64_next(rng_) >> 63) != 0; }
 
 void kll_sketch::add_many(std::span<const double> xs) {
   for (const double x : xs) require_finite(x);

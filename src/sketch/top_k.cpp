@@ -17,6 +17,7 @@
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom {
 
@@ -57,14 +58,6 @@ std::uint32_t column(std::uint64_t g, std::uint32_t width) noexcept {
   return static_cast<std::uint32_t>(((g >> 32) * width) >> 32);
 }
 
-// splitmix64 (Steele, Lea and Flood 2014): the decay draws.
-std::uint64_t next_random(std::uint64_t& state) noexcept {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 }  // namespace
 
 top_k::top_k(std::uint32_t k, std::uint32_t width, std::uint32_t depth, double decay,
@@ -87,7 +80,7 @@ top_k::top_k(std::uint32_t k, std::uint32_t width, std::uint32_t depth, double d
 bool top_k::decays(std::uint32_t count) {
   const double p =
       count < decay_table_size ? decay_table_[count] : std::pow(decay_, static_cast<double>(count));
-  const double u = static_cast<double>(next_random(rng_) >> 11) * 0x1.0p-53;
+  const double u = static_cast<double>(splitmix64_next(rng_) >> 11) * 0x1.0p-53;
   return u < p;
 }
 

@@ -13,19 +13,13 @@
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"
 #include "ringbloom/sketch/top_k.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom::tour {
 
 namespace {
 
 constexpr std::size_t bins = 16;
-
-std::uint64_t splitmix(std::uint64_t& state) noexcept {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::string key(std::uint64_t i) { return "key-" + std::to_string(i); }
 
@@ -50,7 +44,7 @@ hll_section measure_hll(const sketch_options& o) {
       hyperloglog h(s.precision);
       std::uint64_t added = 0;
       for (std::size_t g = 0; g < group.size(); ++g) {
-        for (; added < group[g]; ++added) h.add_hash(splitmix(seed));
+        for (; added < group[g]; ++added) h.add_hash(splitmix64_next(seed));
         errors[g].push_back(h.estimate() / static_cast<double>(group[g]) - 1.0);
       }
     }
@@ -87,7 +81,7 @@ std::vector<std::uint32_t> zipf_stream(std::uint64_t n, std::uint32_t universe) 
   std::uint64_t seed = 11;
   std::vector<std::uint32_t> out(static_cast<std::size_t>(n));
   for (auto& x : out) {
-    const double u = static_cast<double>(splitmix(seed) >> 11) * 0x1.0p-53 * sum;
+    const double u = static_cast<double>(splitmix64_next(seed) >> 11) * 0x1.0p-53 * sum;
     const auto at = std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
     x = static_cast<std::uint32_t>(std::min<std::ptrdiff_t>(at, universe - 1));
   }

@@ -15,20 +15,14 @@
 #include <vector>
 
 #include "ringbloom/filter/windowed_bloom.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom::tour {
 
 namespace {
 
-std::uint64_t splitmix(std::uint64_t& state) noexcept {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 double uniform(std::uint64_t& state) noexcept {
-  return static_cast<double>(splitmix(state) >> 11) * 0x1.0p-53;
+  return static_cast<double>(splitmix64_next(state) >> 11) * 0x1.0p-53;
 }
 
 /// Zipf(1.0) ranks 0..n-1 by the inverse of the cumulative weights 1/(r+1),

@@ -32,6 +32,7 @@
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/schemes/system_hashes.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
+#include "ringbloom/splitmix.hpp"
 #include "support/cli_run.hpp"
 
 namespace ringbloom::schemes {
@@ -518,12 +519,7 @@ std::vector<cassandra_node> cassandra_fleet(std::size_t vnodes) {
   // Six nodes in two data centres (racks r1..r3 and r1..r2), vnode tokens
   // from a fixed splitmix64 sequence.
   std::uint64_t state = 20240601;
-  const auto next = [&] {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return static_cast<std::int64_t>(z ^ (z >> 31));
-  };
+  const auto next = [&] { return static_cast<std::int64_t>(splitmix64_next(state)); };
   std::vector<cassandra_node> nodes = {
       {"10.0.1.1", "dc1", "r1", {}}, {"10.0.1.2", "dc1", "r2", {}}, {"10.0.1.3", "dc1", "r3", {}},
       {"10.0.1.4", "dc1", "r1", {}}, {"10.0.2.1", "dc2", "r1", {}}, {"10.0.2.2", "dc2", "r2", {}}};

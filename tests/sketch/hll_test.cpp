@@ -7,16 +7,10 @@
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom {
 namespace {
-
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 TEST(Hll, PrecisionOutsideFourToEighteenIsRefusedNamingTheRange) {
   for (const unsigned p : {0u, 3u, 19u, 64u}) {
@@ -151,7 +145,7 @@ TEST(HllAccuracy, RelativeErrorAndBiasAtEveryCheckpoint) {
     hyperloglog h(p);
     std::uint64_t added = 0;
     for (std::size_t c = 0; c < checkpoints.size(); ++c) {
-      for (; added < checkpoints[c]; ++added) h.add_hash(splitmix(state));
+      for (; added < checkpoints[c]; ++added) h.add_hash(splitmix64_next(state));
       const double e = h.estimate() / static_cast<double>(checkpoints[c]) - 1.0;
       sum[c] += e;
       sum_sq[c] += e * e;

@@ -38,29 +38,15 @@
 #include <bit>
 #include <cstdint>
 
+#include "ringbloom/splitmix.hpp"
+
 namespace ringbloom {
-
-namespace detail {
-
-/// SplitMix64 (Steele, Lea, Flood 2014): the golden-gamma increment and
-/// Stafford's "Mix13" finalizer.
-struct splitmix64 {
-  std::uint64_t state;
-  constexpr std::uint64_t next() noexcept {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-};
-
-}  // namespace detail
 
 /// The bucket in [0, n) of `key` (0 when n <= 1). Consistent: for every
 /// key, jump_back_hash(key, n + 1) is jump_back_hash(key, n) or n.
 [[nodiscard]] constexpr std::uint32_t jump_back_hash(std::uint64_t key, std::uint32_t n) noexcept {
   if (n <= 1) return 0;
-  detail::splitmix64 random{key};
+  splitmix64 random{key};
   const std::uint64_t first = random.next();
   const auto v0 = static_cast<std::uint32_t>(first);
   const auto v1 = static_cast<std::uint32_t>(first >> 32);

@@ -13,6 +13,7 @@
 
 #include "ringbloom/filter/detail/bloom_core.hpp"  // position_rule
 #include "ringbloom/hash.hpp"
+#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom::detail {
 
@@ -25,15 +26,8 @@ __extension__ using uint128 = unsigned __int128;
   return static_cast<std::uint64_t>((static_cast<uint128>(x) * n) >> 64);
 }
 
-/// splitmix64's output function (Steele, Lea and Flood, "Fast splittable
-/// pseudorandom number generators", OOPSLA 2014; the constants are
-/// Stafford's "Mix13"): a bijection of 64-bit words whose every output bit
-/// depends on every input bit. The one copy of it that positions use.
-[[nodiscard]] constexpr std::uint64_t mix13(std::uint64_t x) noexcept {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+/// Positions mix with splitmix64's finaliser (ringbloom/splitmix.hpp).
+using ringbloom::mix13;
 
 /// Calls fn(position) for the k positions of an item hashed with XXH3-128 by
 /// mixed double hashing, the rule of every new classic, counting and
