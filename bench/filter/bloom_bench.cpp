@@ -58,7 +58,7 @@
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/detail/simd.hpp"
 #include "ringbloom/hash.hpp"
-#include "ringbloom/splitmix.hpp"
+#include "ringbloom/mix.hpp"
 
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
 #include "filter/boost_bloom_peer.hpp"

@@ -23,7 +23,7 @@
 
 #include "ringbloom/filter/counting_bloom.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
-#include "ringbloom/splitmix.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace {
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "ringbloom/filter/fuse_filter.hpp"
-#include "ringbloom/splitmix.hpp"
+#include "ringbloom/mix.hpp"
 
 #ifdef RINGBLOOM_HAVE_FASTFILTER
 #include "xorfilter/3wise_xor_binary_fuse_filter_lowmem.h"

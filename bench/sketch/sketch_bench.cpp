@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "../../tests/sketch/redis_server.hpp"
+#include "ringbloom/mix.hpp"
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"
 #include "ringbloom/sketch/top_k.hpp"
-#include "ringbloom/splitmix.hpp"
 
 namespace {
 

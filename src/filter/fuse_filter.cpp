@@ -23,19 +23,10 @@
 #include <string>
 
 #include "ringbloom/hash.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace ringbloom {
 namespace {
-
-/// MurmurHash3's 64-bit finaliser (Appleby), for the sequence of build seeds.
-std::uint64_t fmix64(std::uint64_t h) noexcept {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
 
 /// The next build seed after a failed try: splitmix64's increment (2^64 /
 /// golden ratio), mixed.

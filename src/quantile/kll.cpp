@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/mix.hpp"
 #include "ringbloom/quantile/quantile_math.hpp"
-#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom {
 

@@ -17,7 +17,7 @@
 
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
-#include "ringbloom/splitmix.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace ringbloom {
 

@@ -10,10 +10,10 @@
 
 #include "ringbloom/filter/counting_bloom.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
+#include "ringbloom/mix.hpp"
 #include "ringbloom/sketch/count_min.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"
 #include "ringbloom/sketch/top_k.hpp"
-#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom::tour {
 

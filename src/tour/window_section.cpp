@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ringbloom/filter/windowed_bloom.hpp"
-#include "ringbloom/splitmix.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace ringbloom::tour {
 

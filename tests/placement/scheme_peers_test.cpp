@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "ringbloom/mix.hpp"
 #include "ringbloom/placement/schemes/cassandra.hpp"
 #include "ringbloom/placement/schemes/config_import.hpp"
 #include "ringbloom/placement/schemes/groupcache.hpp"
@@ -32,7 +33,6 @@
 #include "ringbloom/placement/schemes/scheme_topology.hpp"
 #include "ringbloom/placement/schemes/system_hashes.hpp"
 #include "ringbloom/placement/schemes/twemproxy.hpp"
-#include "ringbloom/splitmix.hpp"
 #include "support/cli_run.hpp"
 
 namespace ringbloom::schemes {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "ringbloom/error.hpp"
+#include "ringbloom/mix.hpp"
 #include "ringbloom/sketch/hyperloglog.hpp"
-#include "ringbloom/splitmix.hpp"
 
 namespace ringbloom {
 namespace {

@@ -38,7 +38,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "ringbloom/splitmix.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace ringbloom {
 

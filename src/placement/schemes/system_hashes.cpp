@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "ringbloom/hash.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace ringbloom::schemes {
 namespace {
@@ -175,15 +176,6 @@ std::uint32_t md5_word_le(std::string_view data, unsigned word) noexcept {
 namespace {
 
 std::uint64_t rotl64(std::uint64_t x, int r) noexcept { return (x << r) | (x >> (64 - r)); }
-
-std::uint64_t fmix64(std::uint64_t k) noexcept {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdu;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53u;
-  k ^= k >> 33;
-  return k;
-}
 
 std::uint64_t load64_le(std::string_view data, std::size_t at) noexcept {
   std::uint64_t v = 0;

@@ -13,7 +13,7 @@
 
 #include "ringbloom/filter/detail/bloom_core.hpp"  // position_rule
 #include "ringbloom/hash.hpp"
-#include "ringbloom/splitmix.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace ringbloom::detail {
 
@@ -26,7 +26,7 @@ __extension__ using uint128 = unsigned __int128;
   return static_cast<std::uint64_t>((static_cast<uint128>(x) * n) >> 64);
 }
 
-/// Positions mix with splitmix64's finaliser (ringbloom/splitmix.hpp).
+/// Positions mix with splitmix64's finaliser (ringbloom/mix.hpp).
 using ringbloom::mix13;
 
 /// Calls fn(position) for the k positions of an item hashed with XXH3-128 by

@@ -9,24 +9,17 @@
 #include <string_view>
 #include <vector>
 
+#include "ringbloom/mix.hpp"
 #include "ringbloom/placement/placement.hpp"
 
 namespace ringbloom::detail {
 
 __extension__ using strategy_uint128 = unsigned __int128;
 
-/// MurmurHash3's 64-bit finalizer (Austin Appleby, public domain): a
-/// bijection of 64-bit values whose every output bit depends on every input
-/// bit. The strategies use fmix64(h ^ seed) to derive independent-looking
-/// values from one key hash (one per node, probe or bucket).
-[[nodiscard]] constexpr std::uint64_t fmix64(std::uint64_t x) noexcept {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
+/// The strategies use fmix64(h ^ seed) (ringbloom/mix.hpp) to derive
+/// independent-looking values from one key hash (one per node, probe or
+/// bucket).
+using ringbloom::fmix64;
 
 /// 2^64 / phi, the golden-ratio increment (Knuth, TAOCP 6.4): spreads small
 /// integers (probe numbers, bucket numbers) over the 64-bit space.
