@@ -149,8 +149,11 @@ class private_mapping {
 class file_image {
  public:
   file_image(std::uint64_t size, const std::filesystem::path& path) : size_(size) {
+    // A file smaller than one huge page keeps small pages: a 2 MiB page
+    // would be zeroed whole for it.
     constexpr std::uint64_t huge = std::uint64_t{2} << 20;
-    mapped_ = (size + huge - 1) / huge * huge;
+    const bool use_huge = size >= huge;
+    mapped_ = use_huge ? (size + huge - 1) / huge * huge : size;
     addr_ = ::mmap(nullptr, static_cast<std::size_t>(mapped_), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (addr_ == MAP_FAILED) {
@@ -158,7 +161,7 @@ class file_image {
                                  std::strerror(errno)));
     }
     // Advice: when the kernel refuses it, only speed is lost.
-    ::madvise(addr_, static_cast<std::size_t>(mapped_), MADV_HUGEPAGE);
+    if (use_huge) ::madvise(addr_, static_cast<std::size_t>(mapped_), MADV_HUGEPAGE);
   }
   file_image(const file_image&) = delete;
   file_image& operator=(const file_image&) = delete;
