@@ -106,6 +106,16 @@ void bloom_filter::add_items(std::span<const Item> items) {
   items_ += items.size();
 }
 
+void detail::classic_add_xxh3(std::uint64_t* words, std::uint64_t m, std::uint32_t k,
+                              std::uint64_t seed, position_rule rule,
+                              std::span<const std::string_view> items) {
+  if (rule == position_rule::mixed) {
+    add_xxh3_items<position_rule::mixed>(words, m, k, seed, items);
+  } else {
+    add_xxh3_items<position_rule::double_hashing>(words, m, k, seed, items);
+  }
+}
+
 void bloom_filter::add_many(std::span<const std::string_view> items) { add_items(items); }
 
 void bloom_filter::add_many(std::span<const std::string> items) { add_items(items); }
