@@ -944,6 +944,58 @@ void BM_blocked_lookup_in_cache(benchmark::State& state) {
 }
 BENCHMARK(BM_blocked_lookup_in_cache)->Arg(0)->Arg(1);
 
+/// Classic inserts of range(0) keys at 10 bits per key: one at a time
+/// (range(1) = 0) or through add_many (1), with the positions of new filters
+/// (range(2) = 0) or of files before version 3 (1). Compare builds with
+/// --benchmark_filter=classic_add --benchmark_repetitions=5
+/// --benchmark_enable_random_interleaving=true (medians).
+void BM_classic_add(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const key_set keys(n, 23, false);
+  const bool batched = state.range(1) != 0;
+  const bool old_rule = state.range(2) != 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto f = old_rule ? filter_api<classic_old_rule>::make(n) : filter_api<classic_one>::make(n);
+    state.ResumeTiming();
+    if (batched) {
+      filter_api<classic_batched>::add_all(f, keys);
+    } else {
+      filter_api<classic_one>::add_all(f, keys);
+    }
+    benchmark::DoNotOptimize(f.words().data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(n));
+  state.SetLabel(std::string(batched ? "add_many" : "add") + (old_rule ? ", old positions" : ""));
+}
+BENCHMARK(BM_classic_add)
+    ->ArgsProduct({{1 << 20, 10 << 20}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+/// Classic lookups in a filter of range(0) keys: one at a time (range(1) =
+/// 0) or through may_contain_many (1), of members (range(2) = 0) or of
+/// strangers (1). Same flags as BM_classic_add, --benchmark_filter=classic_lookup.
+void BM_classic_lookup(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const key_set members(n, 23, false);
+  const key_set probes(n, state.range(2) != 0 ? 29 : 23, state.range(2) != 0);
+  auto f = filter_api<classic_one>::make(n);
+  filter_api<classic_one>::add_all(f, members);
+  const bool batched = state.range(1) != 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(batched ? filter_api<classic_batched>::count(f, probes)
+                                     : filter_api<classic_one>::count(f, probes));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(n));
+  state.SetLabel(std::string(batched ? "may_contain_many" : "may_contain") +
+                 (state.range(2) != 0 ? ", strangers" : ", members"));
+}
+BENCHMARK(BM_classic_lookup)
+    ->ArgsProduct({{1 << 20, 10 << 20}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -63,5 +64,12 @@ inline void check_answer_span(std::size_t items, std::size_t answers) {
   return std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(word))
       .load(std::memory_order_relaxed);
 }
+
+/// The classic batch add on bare words (bloom_batch.cpp): sets the k
+/// positions of each item, hashed with xxh3 and `seed` and placed by `rule`,
+/// in the m-bit array `words`, as add_many does: positions computed once per
+/// item and prefetched a chunk ahead. For the in-place add of a file's words.
+void classic_add_xxh3(std::uint64_t* words, std::uint64_t m, std::uint32_t k, std::uint64_t seed,
+                      position_rule rule, std::span<const std::string_view> items);
 
 }  // namespace ringbloom::detail

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bloom_internal.hpp"
 #include "hash64_batch.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/detail/bloom_hashing.hpp"
@@ -350,7 +351,11 @@ void filter_kind_row<bloom_filter>::describe(const bloom_filter& f, filter_descr
 void filter_kind_row<bloom_filter>::add_in_place(std::uint64_t* words, const bloom_filter& f,
                                                  std::span<const std::string_view> items) {
   // The positions are the format's (bloom.hpp), computed by the same detail
-  // function the filter uses.
+  // functions the filter uses; xxh3 through add_many's batch.
+  if (f.hash() == hash_kind::xxh3) {
+    detail::classic_add_xxh3(words, f.bits(), f.hashes(), f.seed(), f.rule(), items);
+    return;
+  }
   for (const std::string_view item : items) {
     detail::classic_positions(f.hash(), f.seed(), f.bits(), f.hashes(), f.rule(), item,
                               [words](std::uint64_t p) {

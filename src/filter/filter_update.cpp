@@ -142,34 +142,107 @@ class private_mapping {
   std::uint64_t size_;
 };
 
+// Anonymous memory holding a whole file's image for a rewrite: page
+// aligned (the words need 8), in transparent huge pages where the kernel
+// gives them (MADV_HUGEPAGE): a 118 MiB image then takes 59 faults instead
+// of 30,000, and setting random bits in it misses the TLB far less.
+class file_image {
+ public:
+  file_image(std::uint64_t size, const std::filesystem::path& path) : size_(size) {
+    // A file smaller than one huge page keeps small pages: a 2 MiB page
+    // would be zeroed whole for it.
+    constexpr std::uint64_t huge = std::uint64_t{2} << 20;
+    const bool use_huge = size >= huge;
+    mapped_ = use_huge ? (size + huge - 1) / huge * huge : size;
+    addr_ = ::mmap(nullptr, static_cast<std::size_t>(mapped_), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (addr_ == MAP_FAILED) {
+      throw io_error(fmt::format("cannot allocate {} bytes to update '{}': {}", size, path.string(),
+                                 std::strerror(errno)));
+    }
+    // Advice: when the kernel refuses it, only speed is lost.
+    if (use_huge) ::madvise(addr_, static_cast<std::size_t>(mapped_), MADV_HUGEPAGE);
+  }
+  file_image(const file_image&) = delete;
+  file_image& operator=(const file_image&) = delete;
+  ~file_image() { ::munmap(addr_, static_cast<std::size_t>(mapped_)); }
+  [[nodiscard]] unsigned char* data() const noexcept { return static_cast<unsigned char*>(addr_); }
+  [[nodiscard]] std::string_view bytes() const noexcept {
+    return {static_cast<const char*>(addr_), static_cast<std::size_t>(size_)};
+  }
+
+ private:
+  void* addr_;
+  std::uint64_t size_;
+  std::uint64_t mapped_;
+};
+
 // Versions 2 and 3 have regions and are patched in place (keeping their
 // version: the filter read from them keeps its position rule); version 1
 // (and anything unknown, which the whole path refuses) is rewritten whole.
 bool patchable_version(std::uint16_t version) { return version == 2 || version == 3; }
 
+// The filter in `bytes`, every check made (regions included), viewing the
+// words in place (any non-null keepalive: the caller owns the bytes).
+any_filter view_of(std::string_view bytes) {
+  return detail::parse_filter_file(bytes, std::make_shared<const int>(0));
+}
+
+// Adds `items` to the image `bytes` (at `p`, 8-byte aligned) of a whole
+// file whose kind adds in place and whose version has regions, which
+// parse_filter_file checked whole into `view`: the bits set, every region
+// and the head re-sealed.
+void add_to_image(unsigned char* p, std::string_view bytes, const any_filter& view,
+                  std::span<const std::string_view> items, std::uint64_t* items_now) {
+  const detail::filter_geometry g = detail::check_filter_head(bytes);
+  add_in_place(p, reinterpret_cast<std::uint64_t*>(p + g.payload_start), view, items);
+  for (std::uint64_t r = 0; r < g.regions; ++r) {
+    io::store_le<std::uint64_t>(p + g.table_at + 8 * r, detail::filter_region_checksum(p, g, r));
+  }
+  detail::seal_filter_head(p, g);
+  if (items_now != nullptr) *items_now = io::load_le<std::uint64_t>(p + detail::filter_off_items);
+}
+
 // One checkpoint of a streamed add, patching the locked file: the header and
 // region table are read and checked, the items' bits set in a private
 // mapping (so only the pages they touch are read), and the regions that
 // changed are checked on disk, re-sealed and staged with the header, their
-// table entries and the head checksum. A file of version 1, or of a kind
-// that does not add in place, is read whole and replaced.
+// table entries and the head checksum. A checkpoint of many items (a long
+// stream) reads the file whole into a file_image, checks it, sets the bits
+// and replaces the file; a file of version 1, or of a kind that does not add
+// in place, is read whole, decoded and replaced.
 void patch_add(io::locked_file& file, std::span<const std::string_view> items,
                std::uint64_t* items_now) {
   const std::uint64_t size = file.size();
   std::array<char, detail::filter_header_bytes> head{};
-  bool whole = size < head.size() + io::checksum_bytes;
-  if (!whole) {
+  bool in_place = false;
+  bool whole = true;
+  if (size >= head.size() + io::checksum_bytes) {
     file.read(0, head.data(), head.size());
     const auto kind = peek_filter_kind_bytes(std::string_view(head.data(), head.size()));
     if (kind) refuse_static_add(file.path(), *kind);  // before reading more
     const auto* h = reinterpret_cast<const unsigned char*>(head.data());
+    in_place = kind && adds_in_place(*kind) &&
+               patchable_version(io::load_le<std::uint16_t>(h + io::version_offset));
     // Items that will change a quarter of the regions or more (a long
     // stream): reading, checking and rewriting the file whole costs less
     // than checking each changed region on disk and writing it twice.
     const std::uint64_t regions = io::load_le<std::uint32_t>(h + detail::filter_off_regions);
-    whole = !kind || !adds_in_place(*kind) ||
-            !patchable_version(io::load_le<std::uint16_t>(h + io::version_offset)) ||
-            items.size() >= regions / 4;
+    whole = !in_place || items.size() >= regions / 4;
+  }
+  if (whole && in_place) {
+    // Read into huge pages (file_image) rather than a private mapping of the
+    // file, whose copy-on-write faults come one 4 KiB page at a time.
+    io::require_memory(size, fmt::format("updating '{}' whole", file.path().string()),
+                       "add fewer items per checkpoint (--checkpoint-items), or use a machine "
+                       "with more memory");
+    const file_image image(size, file.path());
+    file.read(0, image.data(), size);
+    io::with_path(file.path(), [&] {
+      add_to_image(image.data(), image.bytes(), view_of(image.bytes()), items, items_now);
+    });
+    file.replace(image.bytes());
+    return;
   }
   if (whole) {
     // The old bytes and the new ones are held at once (as edit_file_locked
@@ -280,12 +353,7 @@ void add_to_filter_bytes(std::string& file, std::span<const std::string_view> it
   }
   // The words are 8-byte aligned: `file` comes from the allocator (16-byte
   // aligned) and the payload offset is a multiple of 64.
-  const detail::filter_geometry g = detail::check_filter_head(file);
-  add_in_place(p, reinterpret_cast<std::uint64_t*>(p + g.payload_start), view, items);
-  for (std::uint64_t r = 0; r < g.regions; ++r) {
-    io::store_le<std::uint64_t>(p + g.table_at + 8 * r, detail::filter_region_checksum(p, g, r));
-  }
-  detail::seal_filter_head(p, g);
+  add_to_image(p, file, view, items, nullptr);
 }
 
 io::checkpointed_stream add_filter_stream(const std::filesystem::path& path,

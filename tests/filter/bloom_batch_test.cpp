@@ -3,6 +3,7 @@
 // chunk boundaries, for every input form; the output contract; errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <random>
@@ -176,6 +177,62 @@ TEST(ClassicBatch, AddManyAndMayContainManyEqualOneAtATime) {
       EXPECT_EQ(one.may_contain_many(std::span<const std::string>(items), {out.get(), n}), n);
     }
   }
+}
+
+// add_many sets (and may_contain_many tests) the positions it computed
+// while prefetching; they must be add's (may_contain's), for the rule of new filters (mixed) and
+// for that of files before version 3 (plain double hashing), at the largest k (the kept positions
+// of a chunk fill their buffer) and at m not a multiple of 64.
+TEST(ClassicBatch, BatchesUseOneAtATimesPositionsForBothRules) {
+  for (const position_rule rule : {position_rule::mixed, position_rule::double_hashing}) {
+    for (const std::uint32_t k : {1U, 7U, max_filter_hashes}) {
+      for (std::size_t n : sizes) {
+        SCOPED_TRACE(std::string(position_rule_name(rule)) + " k " + std::to_string(k) + " n " +
+                     std::to_string(n));
+        const std::uint64_t m = 40000 + 13;
+        const auto empty = [&] {
+          return bloom_filter::from_words(
+              m, k, hash_kind::xxh3, 9, 0,
+              detail::word_store(static_cast<std::size_t>((m + 63) / 64)), rule);
+        };
+        const auto items = make_items(n, 300 + n);
+        bloom_filter one = empty();
+        for (const auto& item : items) one.add(item);
+        bloom_filter many = empty();
+        many.add_many(std::span<const std::string>(items));
+        ASSERT_TRUE(many == one);
+        EXPECT_EQ(many.items_added(), n);
+        // The bits are exactly the union of the items' positions (an
+        // independent count: positions() does not go through add).
+        std::vector<std::uint64_t> expected((m + 63) / 64, 0);
+        for (const auto& item : items) {
+          for (const std::uint64_t p : one.positions(item)) expected[p >> 6] |= 1ULL << (p & 63);
+        }
+        ASSERT_TRUE(std::equal(expected.begin(), expected.end(), many.words().begin()));
+        // may_contain_many tests the positions it prefetched: may_contain's
+        // answers, for strangers and members.
+        auto probes = make_items(n, 900 + n);
+        probes.insert(probes.end(), items.begin(), items.end());
+        auto out = std::make_unique<bool[]>(probes.size());
+        const std::size_t found =
+            many.may_contain_many(std::span<const std::string>(probes), {out.get(), probes.size()});
+        std::size_t expected_found = 0;
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+          ASSERT_EQ(out[i], one.may_contain(probes[i])) << probes[i];
+          expected_found += out[i] ? 1 : 0;
+        }
+        EXPECT_EQ(found, expected_found);
+      }
+    }
+  }
+  // The two rules place the same items differently (the rule is honoured).
+  const auto items = make_items(100, 5);
+  bloom_filter mixed(40000, 7);
+  mixed.add_many(std::span<const std::string>(items));
+  bloom_filter old = bloom_filter::from_words(
+      40000, 7, hash_kind::xxh3, 0, 0, detail::word_store(625), position_rule::double_hashing);
+  old.add_many(std::span<const std::string>(items));
+  EXPECT_FALSE(std::equal(mixed.words().begin(), mixed.words().end(), old.words().begin()));
 }
 
 TEST(ClassicBatch, TooSmallOutputIsRefused) {

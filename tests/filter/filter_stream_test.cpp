@@ -214,5 +214,52 @@ TEST(AddFilterStream, ADamagedRegionIsRefusedWhenAnAddChangesItAndNeverResealed)
   EXPECT_THROW((void)load_filter(path), data_error);
 }
 
+// A checkpoint of a quarter of the regions' count or more (a long stream)
+// reads the file whole into memory, sets the bits there and replaces the
+// file: the bytes must still be load, add, save's, for every kind that adds
+// in place.
+TEST(AddFilterStream, LongCheckpointsRewriteTheFileAsLoadAddSaveWould) {
+  test::temp_dir dir;
+  for (const filter_kind kind : {filter_kind::blocked, filter_kind::blocked64,
+                                 filter_kind::blocked1024, filter_kind::classic}) {
+    SCOPED_TRACE(std::string(filter_kind_name(kind)));
+    const std::string path = dir.file("long.rbf");
+    any_filter start = make_filter(spec_of(kind, hash_kind::xxh3, 400000));
+    start.add("already there");
+    save_filter(path, start);
+    const std::string before = io::read_file(path);
+    const auto items = numbered("long:", 20000);  // > 120 regions / 4
+    std::uint64_t in_file = 0;
+    auto stream = add_filter_stream(path, {}, &in_file);
+    for (const auto& item : items) stream.add(item);
+    stream.checkpoint();
+    EXPECT_EQ(in_file, 20001U);
+    EXPECT_TRUE(io::read_file(path) == added_by_load_add_save(before, items));
+    EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+  }
+}
+
+TEST(AddFilterStream, ALongCheckpointRefusesADamagedRegionAnywhereAndLeavesTheFile) {
+  test::temp_dir dir;
+  const std::string path = patched_file(dir);
+  const std::string clean = io::read_file(path);
+  const std::uint64_t regions =
+      static_cast<unsigned char>(clean[60]) + 256U * static_cast<unsigned char>(clean[61]);
+  // The last region, which a long stream rewrites with everything else.
+  flip_payload_byte(path, regions, static_cast<std::size_t>(4096 * (regions - 1) + 3));
+  const std::string damaged = io::read_file(path);
+  auto stream = add_filter_stream(path);
+  for (const auto& item : numbered("many:", 10000)) stream.add(item);
+  try {
+    stream.checkpoint();
+    FAIL() << "a long checkpoint re-sealed a damaged region";
+  } catch (const data_error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not match its checksum"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(io::read_file(path) == damaged);
+  EXPECT_EQ(stream.pending_items(), 10000U) << "the refused items are kept";
+}
+
 }  // namespace
 }  // namespace ringbloom

@@ -283,6 +283,12 @@ class bloom_filter : private detail::filter_core {
   bloom_filter() = default;
   template <class Fn>
   void for_each_position(std::string_view item, Fn&& fn) const;
+  // add_many's and may_contain_many's bodies for both item types
+  // (bloom_batch.cpp).
+  template <class Item>
+  void add_items(std::span<const Item> items);
+  template <class Item>
+  std::size_t test_items(std::span<const Item> items, std::span<bool> out) const;
 };
 
 }  // namespace ringbloom
