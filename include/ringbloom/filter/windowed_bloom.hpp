@@ -178,6 +178,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -346,6 +347,10 @@ class windowed_bloom_filter {
   bool test_and_add_hash(std::uint64_t x, double now);
   [[nodiscard]] std::int64_t count_generation() const noexcept;
   [[nodiscard]] std::int64_t query_generation(double now) const;
+  /// Recomputes the bounds below from latest_gen_ and latest_time_ (after
+  /// the generation changes); note_time keeps them when latest_time_ rises.
+  void refresh_bounds() noexcept;
+  void note_time(double now) noexcept;
 
   window_kind kind_ = window_kind::count;
   double window_ = 0;
@@ -360,6 +365,20 @@ class windowed_bloom_filter {
   std::int64_t latest_gen_ = 0;
   double latest_time_ = 0;
   std::array<std::uint64_t, generations> segment_items_{};
+  // The steady state, derived from the clock state above so that the hot
+  // paths compare instead of dividing (a time window's generation is
+  // floor(now / D)); +inf bounds (and next_turn_ = 0) send every call down
+  // the long way, as for an empty filter. Time windows: a query at
+  // query_lo_ <= now < next_gen_time_ sees all four slots live, an add at
+  // add_lo_ <= now < next_gen_time_ goes into the latest generation. Count
+  // windows: an add while added_ < next_turn_ goes into the latest one.
+  static constexpr double never = std::numeric_limits<double>::infinity();
+  double oldest_lo_ = never;      // the first time of generation latest_gen_ - 3
+  double latest_lo_ = never;      // the first time of generation latest_gen_
+  double next_gen_time_ = never;  // the first time of generation latest_gen_ + 1
+  double query_lo_ = never;       // max(oldest_lo_, latest_time_ - window_)
+  double add_lo_ = never;         // max(latest_lo_, latest_time_ - window_)
+  std::uint64_t next_turn_ = 0;   // (latest_gen_ + 1) G
   std::vector<std::uint64_t, detail::aligned_allocator<std::uint64_t, detail::cache_line_bytes>>
       words_;
 };
