@@ -627,7 +627,13 @@ namespace {
 /// filters stream their lines at the same rate, and this one needs three
 /// per item. Earlier (load 14-16): 4 ahead 376-395 ms, 8 ahead 320-321, 16
 /// ahead 324-339, 32 ahead 379-385; a whole chunk of 64 prefetched before
-/// probing (192 lines) stalled on the prefetches themselves.
+/// probing (192 lines) stalled on the prefetches themselves. Later (load
+/// 5-10, medians of 5 alternating rounds, windowed / blocked at 10^7):
+/// batched lookups 8 ahead 3.39x, 12 ahead 3.49x, the lines of the next
+/// group of 4 items prefetched while probing the current 4 3.41x (groups of
+/// 8 and 16 3.9-5.2x and 32 ahead 3.3-4.0x, in 2 rounds); batched adds 8
+/// ahead 3.06x, 12 ahead 2.76x, groups of 4 2.81x. Nothing beats 12 ahead
+/// beyond the noise.
 constexpr std::size_t batch_chunk = 128;
 constexpr std::size_t prefetch_ahead = 12;
 
