@@ -390,6 +390,81 @@ TEST(WindowedBloom, TestAndAddIsTheDedupPrimitive) {
   EXPECT_FALSE(f.test_and_add("click:u1", 900 + 800 + 1));
 }
 
+// The hot paths compare the time with the first times of the live
+// generations instead of dividing; those bounds must give the generation
+// floor(t / D) exactly, on either side of every boundary, for a D that is
+// not a binary fraction (0.7 / 3). An item added in generation e answers
+// "maybe" through generation e + 3 and is forgotten from e + 4 on (the rate
+// is 1e-9, so a false positive here is out of the question), the latest
+// generation follows floor(t / D), and the same holds after a round trip
+// through the bytes (deserialize rebuilds the bounds).
+TEST(WindowedBloom, GenerationBoundariesFollowTheDivisionToTheLastBit) {
+  const double w = 0.7;
+  const double d = w / 3;
+  auto f = windowed_bloom_filter::for_time(w, 1'000, 1e-9);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> times;
+  for (int e = 1'000; e < 1'030; ++e) {
+    const double b = e * d;
+    times.push_back(std::nextafter(std::nextafter(b, -inf), -inf));
+    times.push_back(std::nextafter(b, -inf));
+    times.push_back(b);
+    times.push_back(std::nextafter(b, inf));
+    times.push_back(b + d / 2);
+  }
+  std::sort(times.begin(), times.end());
+  const auto gen = [&](double t) { return static_cast<std::int64_t>(std::floor(t / d)); };
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double t = times[i];
+    if (i % 2 == 0) {
+      f.add(item(i), t);
+    } else {
+      EXPECT_FALSE(f.test_and_add(item(i), t)) << "at " << i;
+    }
+    ASSERT_EQ(f.latest_generation(), gen(t)) << "after the add at " << i;
+    if (i % 7 == 3) f = windowed_bloom_filter::deserialize(f.serialize());
+    for (std::size_t j = 0; j <= i; ++j) {
+      const std::int64_t age = gen(t) - gen(times[j]);
+      ASSERT_EQ(f.may_contain(item(j), t), age <= 3) << "item " << j << " asked at " << i;
+    }
+  }
+  // A query just before a generation's first time keeps the generation
+  // four back; at that first time it is gone.
+  const double last = times.back();
+  const double next = static_cast<double>(gen(last) + 1) * d;
+  for (std::size_t j = 0; j < times.size(); ++j) {
+    const std::int64_t age = gen(last) + 1 - gen(times[j]);
+    const double at = gen(next) == gen(last) + 1 ? next : std::nextafter(next, inf);
+    EXPECT_EQ(f.may_contain(item(j), at), age <= 3) << "item " << j;
+  }
+}
+
+// test_and_add reads and sets each word in one pass when the time is in the
+// latest generation: its answers and bits equal may_contain then add, for
+// every k, in both kinds of window, across generation turns.
+TEST(WindowedBloom, TestAndAddEqualsMayContainThenAdd) {
+  for (const double p : {0.3, 0.01, 1e-4, 1e-7}) {
+    auto one = windowed_bloom_filter::for_time(60, 2'000, p, 5);
+    auto two = one;
+    auto count_one = windowed_bloom_filter::for_count(2'000, p, 5);
+    auto count_two = count_one;
+    std::mt19937_64 rng(11);
+    double t = 1'000;
+    for (int i = 0; i < 12'000; ++i) {
+      t += 0.01;
+      const std::string x = item(rng() % 4'000);
+      const bool expect = two.may_contain(x, t);
+      two.add(x, t);
+      ASSERT_EQ(one.test_and_add(x, t), expect) << "p " << p << " item " << i;
+      const bool count_expect = count_two.may_contain(x);
+      count_two.add(x);
+      ASSERT_EQ(count_one.test_and_add(x), count_expect) << "p " << p << " item " << i;
+    }
+    EXPECT_TRUE(one == two) << "p " << p;
+    EXPECT_TRUE(count_one == count_two) << "p " << p;
+  }
+}
+
 // --- serialization ------------------------------------------------------------------
 
 windowed_bloom_filter small_filter() {

@@ -55,7 +55,11 @@
 //   249 (201), batched add 186 -> 156 (156); the same bits, rate and memory.
 //   An add now touches up to 3 lines (2 before). With k a template argument
 //   (one switch per call or batch) and the steady-state time check inline:
-//   lookup 197, batched lookup 144, add 197, batched add 138.
+//   lookup 197, batched lookup 144, add 197, batched add 138. With the
+//   first times of the live generations kept with the clock (two
+//   comparisons in place of a division and its checks) and test_and_add
+//   reading and setting each word in one pass: lookup 162, add 163,
+//   test_and_add 334 -> 240; batched lookup (AVX2) 92, batched add 138.
 //
 // Cost, with the numbers (n = 10^6 items per window, docs/bloom.md
 // "Filters that forget"; the memory is compared with the library's blocked
@@ -97,17 +101,24 @@
 //   unevenly. So the memory goal is missed by 13% / 7% / 6%, and no layout
 //   of at most 3 lines found here does better.
 //
-// Speed (docs/performance.md, "Windowed filter"): a lookup costs about the
-//   instructions of a blocked one (see "Why nibbles") but the filter is
-//   1.7-1.8x larger, and reads 3 cache lines where the blocked filter reads
-//   1. Against the blocked filter (CPU time, 10^6 / 10^7 items, two runs):
-//   adds 1.5x / 1.5-1.6x one at a time and 1.3x / 2.3x batched, lookups
-//   1.4-1.6x / 1.75x one at a time and 1.9x / 3.1x batched (AVX2). The goal
-//   of 1.5x is met or at the goal by single adds and by batched adds and
-//   single lookups at 10^6, and missed by the rest. Layouts with fewer
-//   lines per item (segment_bits = 256 or 128: 4 generations of 256 or 128
-//   positions) were measured with the same benchmark (before the batched
-//   lookup's AVX2 loop; load 3.6-5.7):
+// Speed (docs/performance.md, "Windowed filter"): a call costs fewer
+//   instructions than a blocked filter's (see "Why nibbles": lookup 162
+//   against 167, add 163 against 201, batched lookup 92 against 128) but the
+//   filter is 1.7-1.8x larger and an item's k positions fall on its 3
+//   adjacent cache lines where the blocked filter reads 1 (a cache
+//   simulation of batched lookups at 10^7: 3.65 L1 misses per lookup
+//   against 1.75). Against the blocked filter (CPU time, 10^6 / 10^7
+//   items, the cleanest of three runs on a shared machine): adds 1.34x /
+//   2.4x one at a time and 1.21x / 1.74x batched, lookups 1.51x / 1.42x
+//   one at a time and 1.75x / 2.13x batched (AVX2); the other runs scatter
+//   widely (batched lookups 2.0-3.0x / 2.8-3.5x). The goal of 1.5x is met
+//   or at the goal by adds and lookups at 10^6 except batched lookups, and
+//   by single lookups at 10^7 in most runs; batched lookups miss it at both
+//   sizes and batched adds at 10^7. Batches prefetch the lines of the item
+//   12 ahead; other distances and whole groups of 4 to 16 items measured no
+//   better. Layouts with fewer lines per item (segment_bits = 256 or 128: 4
+//   generations of 256 or 128 positions) were measured with the same
+//   benchmark (before the batched lookup's AVX2 loop; load 3.6-5.7):
 //
 //   | lines | memory, 1% / 0.1% / 0.01% | lookup, 10^7 | batched lookup, 10^7 |
 //   |-------|---------------------------|--------------|----------------------|
@@ -178,6 +189,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -346,6 +358,10 @@ class windowed_bloom_filter {
   bool test_and_add_hash(std::uint64_t x, double now);
   [[nodiscard]] std::int64_t count_generation() const noexcept;
   [[nodiscard]] std::int64_t query_generation(double now) const;
+  /// Recomputes the bounds below from latest_gen_ and latest_time_ (after
+  /// the generation changes); note_time keeps them when latest_time_ rises.
+  void refresh_bounds() noexcept;
+  void note_time(double now) noexcept;
 
   window_kind kind_ = window_kind::count;
   double window_ = 0;
@@ -360,6 +376,20 @@ class windowed_bloom_filter {
   std::int64_t latest_gen_ = 0;
   double latest_time_ = 0;
   std::array<std::uint64_t, generations> segment_items_{};
+  // The steady state, derived from the clock state above so that the hot
+  // paths compare instead of dividing (a time window's generation is
+  // floor(now / D)); +inf bounds (and next_turn_ = 0) send every call down
+  // the long way, as for an empty filter. Time windows: a query at
+  // query_lo_ <= now < next_gen_time_ sees all four slots live, an add at
+  // add_lo_ <= now < next_gen_time_ goes into the latest generation. Count
+  // windows: an add while added_ < next_turn_ goes into the latest one.
+  static constexpr double never = std::numeric_limits<double>::infinity();
+  double oldest_lo_ = never;      // the first time of generation latest_gen_ - 3
+  double latest_lo_ = never;      // the first time of generation latest_gen_
+  double next_gen_time_ = never;  // the first time of generation latest_gen_ + 1
+  double query_lo_ = never;       // max(oldest_lo_, latest_time_ - window_)
+  double add_lo_ = never;         // max(latest_lo_, latest_time_ - window_)
+  std::uint64_t next_turn_ = 0;   // (latest_gen_ + 1) G
   std::vector<std::uint64_t, detail::aligned_allocator<std::uint64_t, detail::cache_line_bytes>>
       words_;
 };
