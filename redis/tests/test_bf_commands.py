@@ -102,6 +102,34 @@ def test_nonscaling_full(r):
     assert err(r, "BF.ADD", "n", "another") == "non scaling filter is full"
 
 
+
+def layer_rate(raw, key):
+    """The first layer's rate when full, from BF.DEBUG's ratio field."""
+    line = raw.execute_command("BF.DEBUG", key)[1].decode()
+    return float(line.rsplit("ratio:", 1)[1])
+
+
+# (rate, capacity) where the rate itself needs a smaller allocator size class
+# than the 4/5 of it a scaling filter's first layer is sized for.
+SMALLER_CLASS = [("0.1", 1000), ("0.01", 1000), ("0.0001", 10000), ("0.00001", 1000)]
+
+
+@pytest.mark.parametrize("rate,capacity", SMALLER_CLASS)
+def test_nonscaling_filter_is_sized_at_the_rate_itself(raw, rate, capacity):
+    """A NONSCALING filter never gets a second layer, so it keeps no part of
+    its rate for later layers: its one layer is sized at p, where a scaling
+    filter's first layer gets 4p/5. Where that difference crosses a size
+    class, the NONSCALING filter takes less memory."""
+    raw.execute_command("BF.RESERVE", "n", rate, capacity, "NONSCALING")
+    raw.execute_command("BF.RESERVE", "s", rate, capacity)
+    p = float(rate)
+    assert layer_rate(raw, "n") <= p
+    assert layer_rate(raw, "s") <= 0.8 * p
+    assert layer_rate(raw, "s") < layer_rate(raw, "n")
+    assert raw.memory_usage("n") < raw.memory_usage("s")
+    assert raw.execute_command("BF.INFO", "n", "SIZE")[0] < \
+        raw.execute_command("BF.INFO", "s", "SIZE")[0]
+
 def test_add_autocreates_with_module_defaults(r):
     assert r.bf().add("auto", "x") == 1
     info = r.bf().info("auto")
