@@ -50,7 +50,10 @@
 // the one with the lower rate (classic). A larger layer is blocked, which is
 // faster, unless classic saves more than 1/16 of its memory: with jemalloc's
 // classes (at least 1/8 apart from 64 bytes up) that is whenever classic takes
-// a smaller class, as at tight rates. Both kinds are grown to fill their size
+// a smaller class, as at tight rates; and a later layer is classic at equal
+// memory when its lower rate lets the next layer take a smaller class (one
+// layer of lookahead: a blocked layer's higher rate is budget the next layer
+// no longer has). Both kinds are grown to fill their size
 // class: the rounding is paid anyway, so it buys bits (a lower rate, with the
 // number of hashes chosen again). Without set_size_class() nothing is rounded.
 // Every item is hashed once (XXH3-128, seed 0) for all layers.
