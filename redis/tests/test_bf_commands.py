@@ -89,6 +89,18 @@ def test_scaling_adds_layers_and_keeps_items(r):
     assert all(bf.mexists("f", *items))
 
 
+@pytest.mark.parametrize("expansion", [1, 2, 4])
+def test_chain_of_tiny_layers_keeps_growing(raw, expansion):
+    """A filter of capacity 4 takes 100 items, one layer after another, and
+    holds every one (with EXPANSION 1 it once refused every add after about
+    15 layers, its budget spent by the measured rates of its tiny layers)."""
+    raw.execute_command("BF.RESERVE", "f", "0.01", "4", "EXPANSION", expansion)
+    for i in range(100):
+        assert raw.execute_command("BF.ADD", "f", str(i)) in (0, 1)
+    assert raw.execute_command("BF.MEXISTS", "f", *map(str, range(100))) == [1] * 100
+    assert raw.execute_command("BF.INFO", "f", "FILTERS")[0] > 1
+
+
 def test_nonscaling_full(r):
     bf = r.bf()
     bf.create("n", 0.01, 10, noScale=True)

@@ -568,7 +568,14 @@ bool layered_bloom_filter::add_layer() {
   const layered_layer& last = b.at(b.first.count - 1U);
   if (last.capacity > max_filter_bits / b.first.expansion) return false;
   const std::uint64_t capacity = last.capacity * b.first.expansion;
-  const double budget = next_budget();
+  // Never below the schedule's own share for this layer: by the formulas
+  // the budget is always at least that much, and only layers whose bits
+  // drew a dense fill (tiny layers: 4 items in 64 bits measure up to 10x
+  // their formula) can spend the rest. Without the floor such a chain
+  // refused every add after about 15 layers (capacity 4, EXPANSION 1, p =
+  // 1%), where RedisBloom grows on.
+  const double budget =
+      std::max(next_budget(), layer_fpr(b.fpr, static_cast<std::uint32_t>(b.first.count), false));
   if (!(budget >= min_fpr)) return false;
   const std::uint64_t used = word_bytes();
   if (used >= b.max_bytes) return false;
