@@ -2,12 +2,13 @@
 """Server time per command against another module with RedisBloom's commands
 (docs/performance.md, "Redis module: time per command against RedisBloom").
 
-    redis/bench/peer_speed.py OURS.so PEER.so [--calls N] [--rounds R]
+    redis/bench/peer_speed.py OURS.so PEER.so [--calls N] [--rounds R] [--depth D]
 
 Each module runs in its own redis-server (same configuration, 127.0.0.1, a
 temporary directory, stopped by PID). In each round, and alternating between
 the two servers command by command, N calls of each command are sent in
-pipelines of 16 (the same random items to both), and the server's own time
+pipelines of D (default 16; 1 sends one call per round trip; the same random
+items to both), and the server's own time
 per call is read from INFO commandstats (usec_per_call: the command's work
 inside the server, parsing and reply included, without the network and the
 client, so it is far steadier than throughput on a loaded machine). The
@@ -23,14 +24,15 @@ from peer_workload import COMMANDS, module_paths, option, setup
 
 CALLS = option("--calls", 20000)
 ROUNDS = option("--rounds", 3)
+DEPTH = option("--depth", 16)
 paths = module_paths(__doc__)
 
 
 def run(r, name, calls):
     r.config_resetstat()
-    for start in range(0, len(calls), 16):
+    for start in range(0, len(calls), DEPTH):
         pipe = r.pipeline(transaction=False)
-        for args in calls[start:start + 16]:
+        for args in calls[start:start + DEPTH]:
             pipe.execute_command(*args)
         pipe.execute(raise_on_error=False)
     return r.info("commandstats")[f"cmdstat_{name}"]["usec_per_call"]
@@ -50,7 +52,7 @@ try:
                 times[name][side].append(run(server.r, name, calls))
     print(f"# {paths[0]} against {paths[1]}; redis-server "
           f"{ours.r.info('server')['redis_version']}; {CALLS} calls x {ROUNDS} rounds, "
-          f"pipelines of 16; load {os.getloadavg()[0]:.1f}")
+          f"pipelines of {DEPTH}; load {os.getloadavg()[0]:.1f}")
     print("| command | usec per call: ours | peer | ratio ours/peer | rounds (ours / peer) |")
     print("|---|---|---|---|---|")
     for name, _ in COMMANDS:

@@ -27,8 +27,11 @@ constexpr const char* cf_too_large = "ERR Insufficient memory to create filter";
 /// library grows inside add(), at most one sub-filter per item, so the
 /// commands stop adding once a filter has this many. The count stops at
 /// `enough`.
-std::uint64_t cf_fitting_subs(std::uint64_t capacity, const cuckoo_filter::options& o,
-                              std::uint64_t enough = cuckoo_filter::max_sub_filters) {
+/// Out of line, so that cf_fitting_subs_again's hit saves no registers for
+/// this loop.
+[[gnu::noinline]] std::uint64_t cf_fitting_subs(
+    std::uint64_t capacity, const cuckoo_filter::options& o,
+    std::uint64_t enough = cuckoo_filter::max_sub_filters) {
   const std::uint64_t limit = settings().max_filter_bytes;
   std::uint64_t total = 0;
   std::uint64_t subs = 0;
@@ -41,6 +44,29 @@ std::uint64_t cf_fitting_subs(std::uint64_t capacity, const cuckoo_filter::optio
     if (o.expansion == 0) break;
   }
   return subs;
+}
+
+/// cf_fitting_subs for the last question asked, with the MAX_FILTER_BYTES
+/// then in force: CF.ADD asks the same one on every call until its filter
+/// grows, and the sum cost about 65 instructions a call (callgrind). The
+/// answer depends on the capacity, bucket size, fingerprint width and
+/// expansion only. Commands run on the server's main thread.
+std::uint64_t cf_fitting_subs_again(std::uint64_t capacity, const cuckoo_filter::options& o,
+                                    std::uint64_t enough) {
+  struct question {
+    std::uint64_t capacity = 0, limit = 0, enough = 0;
+    std::uint32_t bucket_size = 0, fingerprint_bits = 0, expansion = 0;
+    bool operator==(const question&) const = default;
+  };
+  static question last;
+  static std::uint64_t answer = 0;
+  const question q{capacity,      settings().max_filter_bytes, enough,
+                   o.bucket_size, o.fingerprint_bits,          o.expansion};
+  if (q.capacity == 0 || !(q == last)) [[unlikely]] {
+    answer = cf_fitting_subs(capacity, o, enough);
+    last = q;
+  }
+  return answer;
 }
 
 value_of<cf_traits>* cf_create(open_key& key, std::uint64_t capacity,
@@ -150,12 +176,12 @@ int cf_insert_items(const call& c, int first, const cf_insert_options& o) {
   // instructions a call), and is taken further when an insert of several
   // items has grown the filter to that count.
   std::uint64_t asked = f->sub_filters().size() + 1;
-  std::uint64_t fitting = cf_fitting_subs(f->capacity(), f->settings(), asked);
+  std::uint64_t fitting = cf_fitting_subs_again(f->capacity(), f->settings(), asked);
   const auto no_room = [&] {
     const std::uint64_t subs = f->sub_filters().size();
     if (subs >= fitting && fitting == asked) {
       asked = subs + 1;
-      fitting = cf_fitting_subs(f->capacity(), f->settings(), asked);
+      fitting = cf_fitting_subs_again(f->capacity(), f->settings(), asked);
     }
     return subs >= fitting;
   };

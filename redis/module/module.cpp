@@ -31,11 +31,6 @@
 
 namespace ringbloom::redis {
 
-module_settings& settings() noexcept {
-  static module_settings s;
-  return s;
-}
-
 module_types& types() noexcept {
   static module_types t;
   return t;

