@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "filter/split_block_proto.hpp"
 #include "ringbloom/filter/blocked64_bloom.hpp"
 
 namespace ringbloom::bench {
@@ -19,5 +20,10 @@ void blocked64_add_each_avx2(blocked64_bloom_filter& f, const char* keys, std::s
 [[nodiscard]] std::size_t blocked64_count_each_avx2(const blocked64_bloom_filter& f,
                                                     const char* keys, std::size_t n,
                                                     std::size_t key_bytes);
+
+/// The same two loops over the split-block prototype (split_block_proto.hpp).
+void split_add_each_avx2(split::filter& f, const char* keys, std::size_t n, std::size_t key_bytes);
+[[nodiscard]] std::size_t split_count_each_avx2(const split::filter& f, const char* keys,
+                                                std::size_t n, std::size_t key_bytes);
 
 }  // namespace ringbloom::bench

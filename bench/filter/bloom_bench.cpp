@@ -52,6 +52,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "filter/split_block_proto.hpp"
 #include "ringbloom/filter/blocked1024_bloom.hpp"
 #include "ringbloom/filter/blocked64_bloom.hpp"
 #include "ringbloom/filter/blocked_bloom.hpp"
@@ -297,6 +298,23 @@ struct filter_api<blocked1024_batched> : batched_api<filter_api<blocked1024_one>
   static constexpr const char* name = "ringbloom blocked1024, batched";
 };
 
+/// The split-block prototype (split_block_proto.hpp): one bit per 64-bit
+/// word of a 512-bit block, k = 8 (one round), one call per key from this
+/// file (plain x86-64: a direct call to the AVX2 add or test), and batched.
+struct split_one {};
+struct split_batched {};
+
+template <>
+struct filter_api<split_one> : one_at_a_time_api<ringbloom::bench::split::filter> {
+  static constexpr const char* name = "split block prototype";
+  static filter make(std::size_t n) { return make_with(n, 1); }
+};
+
+template <>
+struct filter_api<split_batched> : batched_api<filter_api<split_one>> {
+  static constexpr const char* name = "split block prototype, batched";
+};
+
 #ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
 /// blocked64 one at a time with the loop compiled for AVX2 (as Boost's).
 struct blocked64_avx2 {};
@@ -309,6 +327,20 @@ struct filter_api<blocked64_avx2> : filter_api<blocked64_one> {
   }
   static std::size_t count(const filter& f, const key_set& k) {
     return ringbloom::bench::blocked64_count_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+};
+
+/// The split-block prototype one at a time, its loop compiled for AVX2.
+struct split_avx2 {};
+
+template <>
+struct filter_api<split_avx2> : filter_api<split_one> {
+  static constexpr const char* name = "split block prototype, -mavx2";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::split_add_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::split_count_each_avx2(f, k.data(), k.size(), key_bytes);
   }
 };
 #endif
@@ -750,14 +782,17 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
     const key_set positives(members, probes, 7);
     const key_set negatives(probes, 43, true);
     using measure_fn = row (*)(std::size_t, const key_set&, const key_set&, const key_set&, int);
-    const std::array<std::pair<const char*, measure_fn>, 5> variants = {{
+    const std::array<std::pair<const char*, measure_fn>, 8> variants = {{
         {"default (blocked64), one at a time, -mavx2", &measure<blocked64_avx2>},
         {"default (blocked64), one at a time, plain", &measure<blocked64_one>},
         {"default (blocked64), batched", &measure<blocked64_batched>},
+        {"split block, one at a time, -mavx2", &measure<split_avx2>},
+        {"split block, one at a time, plain", &measure<split_one>},
+        {"split block, batched", &measure<split_batched>},
         {"Boost fmb32<8>, one at a time", &measure<boost_one>},
         {"Boost fmb32<8>, bulk", &measure<boost_bulk>},
     }};
-    std::array<round_rows, 5> out;
+    std::array<round_rows, 8> out;
     for (std::size_t v = 0; v < variants.size(); ++v) out[v].name = variants[v].first;
     for (int r = 0; r < rounds; ++r) {
       for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -789,8 +824,8 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
     fmt::print(
         "\n| ours against Boost (Boost's time / ours) | insert | positive | negative |\n"
         "|---|---:|---:|---:|\n");
-    for (const auto& [ours, boost] :
-         std::array<std::pair<std::size_t, std::size_t>, 3>{{{0, 3}, {1, 3}, {2, 4}}}) {
+    for (const auto& [ours, boost] : std::array<std::pair<std::size_t, std::size_t>, 6>{
+             {{0, 6}, {1, 6}, {2, 7}, {3, 6}, {4, 6}, {5, 7}}}) {
       fmt::print("| {} / {} | {:.2f} | {:.2f} | {:.2f} |\n", out[ours].name, out[boost].name,
                  ratio(ours, boost, &row::insert_ns), ratio(ours, boost, &row::positive_ns),
                  ratio(ours, boost, &row::negative_ns));
