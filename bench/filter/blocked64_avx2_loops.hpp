@@ -1,14 +1,15 @@
 // bench/filter/blocked64_avx2_loops.hpp: bloom_bench's one-at-a-time loops
-// over a blocked64 filter, compiled with -mavx2 -mbmi2 as Boost.Bloom's peer
-// is (bench/CMakeLists.txt), so the filter's inline lookup (hash, block, AVX2
-// test) is compiled into the loop with no call at all: what a program built
-// for AVX2 gets. bloom_bench.cpp's own loops (plain x86-64) make one direct
-// call to the AVX2 test per lookup instead. Run only where the CPU has AVX2.
+// over a blocked64 filter and a fast filter, compiled with -mavx2 -mbmi2 as
+// Boost.Bloom's peer is (bench/CMakeLists.txt), so the filter's inline
+// lookup (hash, block, AVX2 test) is compiled into the loop with no call at
+// all: what a program built for AVX2 gets. bloom_bench.cpp's own loops (plain x86-64) make one
+// direct call to the AVX2 test per lookup instead. Run only where the CPU has AVX2.
 #pragma once
 
 #include <cstddef>
 
 #include "ringbloom/filter/blocked64_bloom.hpp"
+#include "ringbloom/filter/fast_bloom.hpp"
 
 namespace ringbloom::bench {
 
@@ -19,5 +20,11 @@ void blocked64_add_each_avx2(blocked64_bloom_filter& f, const char* keys, std::s
 [[nodiscard]] std::size_t blocked64_count_each_avx2(const blocked64_bloom_filter& f,
                                                     const char* keys, std::size_t n,
                                                     std::size_t key_bytes);
+
+/// The same two loops over a fast filter (fast_bloom.hpp).
+void fast_add_each_avx2(fast_bloom_filter& f, const char* keys, std::size_t n,
+                        std::size_t key_bytes);
+[[nodiscard]] std::size_t fast_count_each_avx2(const fast_bloom_filter& f, const char* keys,
+                                               std::size_t n, std::size_t key_bytes);
 
 }  // namespace ringbloom::bench

@@ -25,9 +25,10 @@
 //                        at 100M it would need ~10 GiB on a machine shared with others)
 //   --repeat N           timed repetitions at <= 10M keys; the fastest is reported (default 3)
 //   --micro              run the Google Benchmark micro benchmarks instead
-//   --vs-boost ROUNDS    only the default kind (blocked64) against Boost.Bloom's
-//                        fast_multiblock32<8>, ROUNDS alternating rounds, medians and
-//                        per-round ratios (needs the Boost peer; docs/performance.md)
+//   --vs-boost ROUNDS    only the blocked kinds (blocked64, fast, blocked) against
+//                        Boost.Bloom's fast_multiblock32<8>, ROUNDS alternating rounds,
+//                        medians and per-round ratios (needs the Boost peer;
+//                        docs/performance.md)
 //   --equal-fpr          bits per key of every blocked filter (ours, Boost's, fastfilter_cpp's)
 //                        sized to measure a 1.0% rate, 1M keys, 4M strangers
 #include <benchmark/benchmark.h>
@@ -57,6 +58,7 @@
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom.hpp"
 #include "ringbloom/filter/detail/simd.hpp"
+#include "ringbloom/filter/fast_bloom.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/mix.hpp"
 
@@ -290,6 +292,24 @@ struct filter_api<blocked1024_batched> : batched_api<filter_api<blocked1024_one>
   static constexpr const char* name = "ringbloom blocked1024, batched";
 };
 
+/// The fast kind (fast_bloom.hpp): one bit per 64-bit word of a 512-bit
+/// block, k = 8 (what sizing gives at 10 bits per key), one call per key
+/// from this file (plain x86-64: a direct call to the AVX2 add or test), and
+/// batched.
+struct fast_one {};
+struct fast_batched {};
+
+template <>
+struct filter_api<fast_one> : one_at_a_time_api<ringbloom::fast_bloom_filter> {
+  static constexpr const char* name = "ringbloom fast";
+  static filter make(std::size_t n) { return make_with(n, 8); }
+};
+
+template <>
+struct filter_api<fast_batched> : batched_api<filter_api<fast_one>> {
+  static constexpr const char* name = "ringbloom fast, batched";
+};
+
 #ifdef RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS
 /// blocked64 one at a time with the loop compiled for AVX2 (as Boost's).
 struct blocked64_avx2 {};
@@ -302,6 +322,20 @@ struct filter_api<blocked64_avx2> : filter_api<blocked64_one> {
   }
   static std::size_t count(const filter& f, const key_set& k) {
     return ringbloom::bench::blocked64_count_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+};
+
+/// The fast kind one at a time, its loop compiled for AVX2.
+struct fast_avx2 {};
+
+template <>
+struct filter_api<fast_avx2> : filter_api<fast_one> {
+  static constexpr const char* name = "ringbloom fast, -mavx2";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::fast_add_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::fast_count_each_avx2(f, k.data(), k.size(), key_bytes);
   }
 };
 #endif
@@ -614,8 +648,9 @@ int run_equal_fpr(std::size_t n, std::size_t m) {
     double bits;
   };
   std::vector<result> results;
-  auto ours = [&](const char* family, auto make) {
-    for (std::uint32_t k = 4; k <= 10; ++k) {
+  auto ours = [&](const char* family, auto make, std::uint32_t k_first = 4,
+                  std::uint32_t k_last = 10) {
+    for (std::uint32_t k = k_first; k <= k_last; ++k) {
       const double bits = bits_for_rate(
           [&](double b) {
             auto f = make(static_cast<std::uint64_t>(b * static_cast<double>(n)), k);
@@ -637,6 +672,10 @@ int run_equal_fpr(std::size_t n, std::size_t m) {
   ours("ringbloom blocked1024", [](std::uint64_t bits, std::uint32_t k) {
     return ringbloom::blocked1024_bloom_filter(bits, k);
   });
+  ours(
+      "ringbloom fast",
+      [](std::uint64_t bits, std::uint32_t k) { return ringbloom::fast_bloom_filter(bits, k); }, 8,
+      8);
 #ifdef RINGBLOOM_HAVE_BOOST_BLOOM
   const auto names = ringbloom::bench::boost_blocked_variants();
   for (std::size_t v = 0; v < names.size(); ++v) {
@@ -710,9 +749,10 @@ struct round_rows {
 };
 #endif
 
-/// The default kind (blocked64) one at a time compiled for AVX2 as Boost's
-/// peer is, one at a time in this file's plain x86-64 code, and batched;
-/// Boost.Bloom fast_multiblock32<8> one at a time and bulk. Each round
+/// The default kind (blocked64) and the fast kind, each one at a time
+/// compiled for AVX2 as Boost's peer is, one at a time in this file's plain
+/// x86-64 code, and batched; the blocked kind one at a time (plain) and
+/// batched; Boost.Bloom fast_multiblock32<8> one at a time and bulk. Each round
 /// measures every variant once (fresh filter: insert, positive lookups,
 /// negative lookups), in an order rotated by one each round, so that a
 /// burst of load from other jobs falls on every variant alike. Prints each
@@ -743,14 +783,19 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
     const key_set positives(members, probes, 7);
     const key_set negatives(probes, 43, true);
     using measure_fn = row (*)(std::size_t, const key_set&, const key_set&, const key_set&, int);
-    const std::array<std::pair<const char*, measure_fn>, 5> variants = {{
+    const std::array<std::pair<const char*, measure_fn>, 10> variants = {{
         {"default (blocked64), one at a time, -mavx2", &measure<blocked64_avx2>},
         {"default (blocked64), one at a time, plain", &measure<blocked64_one>},
         {"default (blocked64), batched", &measure<blocked64_batched>},
+        {"fast, one at a time, -mavx2", &measure<fast_avx2>},
+        {"fast, one at a time, plain", &measure<fast_one>},
+        {"fast, batched", &measure<fast_batched>},
+        {"blocked, one at a time, plain", &measure<blocked_one>},
+        {"blocked, batched", &measure<blocked_batched>},
         {"Boost fmb32<8>, one at a time", &measure<boost_one>},
         {"Boost fmb32<8>, bulk", &measure<boost_bulk>},
     }};
-    std::array<round_rows, 5> out;
+    std::array<round_rows, 10> out;
     for (std::size_t v = 0; v < variants.size(); ++v) out[v].name = variants[v].first;
     for (int r = 0; r < rounds; ++r) {
       for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -782,8 +827,8 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
     fmt::print(
         "\n| ours against Boost (Boost's time / ours) | insert | positive | negative |\n"
         "|---|---:|---:|---:|\n");
-    for (const auto& [ours, boost] :
-         std::array<std::pair<std::size_t, std::size_t>, 3>{{{0, 3}, {1, 3}, {2, 4}}}) {
+    for (const auto& [ours, boost] : std::array<std::pair<std::size_t, std::size_t>, 8>{
+             {{0, 8}, {1, 8}, {2, 9}, {3, 8}, {4, 8}, {5, 9}, {6, 8}, {7, 9}}}) {
       fmt::print("| {} / {} | {:.2f} | {:.2f} | {:.2f} |\n", out[ours].name, out[boost].name,
                  ratio(ours, boost, &row::insert_ns), ratio(ours, boost, &row::positive_ns),
                  ratio(ours, boost, &row::negative_ns));

@@ -17,8 +17,9 @@
 // Seed corpus: fuzz/filter/corpus/filter_load_fuzz/ (the golden files of
 // tests/filter/data, the version-2 classic xxh3 file of v2/ as
 // v2_classic_xxh3.rbf, including the static kinds fuse8_xxh3.rbf,
-// fuse16_xxh3.rbf and fuse8_4wise_xxh3.rbf, and the 1024-bit blocks of
-// blocked1024_xxh3.rbf). A fixed-size filter that loads
+// fuse16_xxh3.rbf and fuse8_4wise_xxh3.rbf, the 1024-bit blocks of
+// blocked1024_xxh3.rbf and the split blocks of fast_xxh3.rbf). A fixed-size
+// filter that loads
 // must take an item and then report it (no false negatives). A loaded fuse
 // filter is also probed with items that hash to every part of its array, and
 // must refuse add (it is static) with std::invalid_argument. What the target

@@ -14,6 +14,7 @@
 #include "ringbloom/filter/bloom_math.hpp"
 #include "ringbloom/filter/counting_bloom.hpp"
 #include "ringbloom/filter/cuckoo.hpp"
+#include "ringbloom/filter/fast_bloom.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/filter/filter_kinds.hpp"
 #include "ringbloom/filter/fuse_filter.hpp"

@@ -129,26 +129,33 @@ std::vector<long double> blocked_rate_weights(std::uint32_t k, std::uint64_t blo
 
 }  // namespace
 
-double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k,
-                               std::uint64_t block_bits) noexcept {
+double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k, std::uint64_t block_bits,
+                               std::uint32_t parts) noexcept {
   if (n <= 0 || block_bits == 0 || m < block_bits || k == 0) return n <= 0 ? 0.0 : 1.0;
+  if (parts == 0 || k % parts != 0 || block_bits % parts != 0) return 1.0;  // no such filter
   const double blocks = static_cast<double>(m / block_bits);
   const double lambda = n / blocks;  // mean items per block
-  const std::vector<long double> weights = blocked_rate_weights(k, block_bits);
-  const long double bits = static_cast<long double>(block_bits);
+  // Each part: kp of the item's bits in part_bits bits (the whole block when
+  // parts = 1).
+  const std::uint32_t kp = k / parts;
+  const std::uint64_t part_bits = block_bits / parts;
+  const std::vector<long double> weights = blocked_rate_weights(kp, part_bits);
+  const long double bits = static_cast<long double>(part_bits);
   // ln(1 - j/B), once per call rather than once per Poisson term.
   std::array<long double, max_blocked_hashes + 1> log_miss{};
-  for (std::uint32_t j = 0; j <= k; ++j) {
+  for (std::uint32_t j = 0; j <= kp; ++j) {
     log_miss[j] = std::log1p(-static_cast<long double>(j) / bits);
   }
-  // With i items in its block, t = k i bits were thrown into it.
+  // With i items in its block, t = kp i bits were thrown into each part; the
+  // parts are independent given i.
   auto inner = [&](double i) {
-    const long double t = static_cast<long double>(k) * static_cast<long double>(i);
+    const long double t = static_cast<long double>(kp) * static_cast<long double>(i);
     long double sum = 0.0L;
-    for (std::uint32_t j = 0; j <= k; ++j) {
+    for (std::uint32_t j = 0; j <= kp; ++j) {
       sum += weights[j] * std::exp(t * log_miss[j]);
     }
-    return std::clamp(static_cast<double>(sum), 0.0, 1.0);
+    const double part = std::clamp(static_cast<double>(sum), 0.0, 1.0);
+    return parts == 1 ? part : std::pow(part, static_cast<double>(parts));
   };
   // Poisson(lambda) terms over lambda +- (12 sd + 30): the mass left out is
   // far below 1e-12. Very full filters are concentrated at lambda.
@@ -164,7 +171,8 @@ double bloom_math::blocked_fpr(double n, std::uint64_t m, std::uint32_t k,
   return std::min(sum, 1.0);
 }
 
-filter_size bloom_math::blocked_size_for(std::uint64_t n, double p, std::uint64_t block_bits) {
+filter_size bloom_math::blocked_size_for(std::uint64_t n, double p, std::uint64_t block_bits,
+                                         std::uint32_t parts) {
   if (block_bits == 0 || block_bits % 64 != 0 || block_bits > 65536) {
     throw std::invalid_argument(
         fmt::format("a block of {} bits is not a whole number of 64-bit words between 64 and "
@@ -190,9 +198,17 @@ filter_size bloom_math::blocked_size_for(std::uint64_t n, double p, std::uint64_
   // 5% margin, already exceeds the best size found: 2 to 4 searches instead
   // of 16 (tests/filter/bloom_math_prune_test.cpp checks the bound on a
   // grid and that the sizes are those of the full search).
+  // Split blocks (parts > 1) are no better than the classic filter either
+  // (a partitioned filter's rate is at least the classic one's), so the same
+  // bound holds; only the k that are multiples of parts are tried.
+  if (parts == 0 || parts > max_blocked_hashes || block_bits % parts != 0) {
+    throw std::invalid_argument(fmt::format(
+        "a block of {} bits cannot be split into {} parts; use 1 part, or 8 (the fast kind)",
+        block_bits, parts));
+  }
   std::array<double, max_blocked_hashes + 1> bound{};
-  std::uint32_t first = 1;
-  for (std::uint32_t k = 1; k <= max_blocked_hashes; ++k) {
+  std::uint32_t first = parts;
+  for (std::uint32_t k = parts; k <= max_blocked_hashes; k += parts) {
     const double kd = static_cast<double>(k);
     bound[k] =
         -kd * nd / std::log1p(-std::pow(p, 1.0 / kd)) * 0.95 / static_cast<double>(block_bits);
@@ -200,10 +216,10 @@ filter_size bloom_math::blocked_size_for(std::uint64_t n, double p, std::uint64_
   }
   for (std::uint32_t step = 0; step <= max_blocked_hashes; ++step) {
     const std::uint32_t k = step == 0 ? first : step;
-    if (step != 0 && k == first) continue;
+    if (step != 0 && (k == first || k % parts != 0)) continue;
     if (best_blocks != 0 && !(bound[k] <= static_cast<double>(best_blocks))) continue;
     auto fpr = [&](std::uint64_t blocks) {
-      return blocked_fpr(nd, blocks * block_bits, k, block_bits);
+      return blocked_fpr(nd, blocks * block_bits, k, block_bits, parts);
     };
     // The rate falls as blocks are added. lo: a size too small (the bound,
     // or 0: no filter); hi grows from just above classic's m_k by eighths

@@ -240,9 +240,14 @@ namespace {
 template <class Filter>
 struct hash64_row {
   static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes) {
-    check_blocked_geometry(Filter::kind == filter_kind::blocked64 ? "blocked" : "blocked1024",
-                           Filter::block_bits, bits, hashes);
-    return bloom_math::blocked_fpr(items, bits, hashes, Filter::block_bits);
+    check_blocked_geometry(
+        Filter::kind == filter_kind::blocked64 ? "blocked" : filter_kind_name(Filter::kind),
+        Filter::block_bits, bits, hashes);
+    if (hashes % Filter::parts() != 0) {
+      throw std::invalid_argument(fmt::format("a {} filter has a multiple of {} hashes",
+                                              filter_kind_name(Filter::kind), Filter::parts()));
+    }
+    return bloom_math::blocked_fpr(items, bits, hashes, Filter::block_bits, Filter::parts());
   }
   static Filter make(const filter_spec& spec) {
     require_xxh3(filter_kind_name(Filter::kind), spec.hash);
@@ -285,6 +290,29 @@ void filter_kind_row<blocked64_bloom_filter>::add_in_place(
     std::uint64_t* words, const blocked64_bloom_filter& f,
     std::span<const std::string_view> items) {
   hash64_row<blocked64_bloom_filter>::add_in_place(words, f, items);
+}
+
+filter_size filter_kind_row<fast_bloom_filter>::size_for(std::uint64_t n, double p) {
+  return fast_bloom_filter::size_for(n, p);
+}
+double filter_kind_row<fast_bloom_filter>::fpr_for(double items, std::uint64_t bits,
+                                                   std::uint32_t hashes) {
+  return hash64_row<fast_bloom_filter>::fpr_for(items, bits, hashes);
+}
+fast_bloom_filter filter_kind_row<fast_bloom_filter>::make(const filter_spec& spec) {
+  return hash64_row<fast_bloom_filter>::make(spec);
+}
+fast_bloom_filter filter_kind_row<fast_bloom_filter>::load(const detail::filter_payload& in) {
+  return hash64_row<fast_bloom_filter>::load(in);
+}
+void filter_kind_row<fast_bloom_filter>::save(const fast_bloom_filter& f,
+                                              detail::filter_payload& out) {
+  out.layers.push_back(word_layer(f));
+}
+void filter_kind_row<fast_bloom_filter>::add_in_place(std::uint64_t* words,
+                                                      const fast_bloom_filter& f,
+                                                      std::span<const std::string_view> items) {
+  hash64_row<fast_bloom_filter>::add_in_place(words, f, items);
 }
 
 filter_size filter_kind_row<blocked1024_bloom_filter>::size_for(std::uint64_t n, double p) {

@@ -124,7 +124,7 @@ std::vector<std::uint64_t> hash64_filter<Derived, L>::positions(std::string_view
   const std::uint64_t h2 = x * blocked64_mixer;
   std::vector<std::uint64_t> out;
   out.reserve(hashes_);
-  for (std::uint32_t j = 0; j < hashes_; ++j) out.push_back(base + block_position_in<L>(h2, j));
+  for (std::uint32_t j = 0; j < hashes_; ++j) out.push_back(base + position_in_block(h2, j));
   return out;
 }
 
@@ -157,14 +157,24 @@ template <class Derived, unsigned L>
 filter_stats hash64_filter<Derived, L>::stats() const {
   filter_stats s = stats_from(Derived::kind, count_ones(words_.data(), words_.size()));
   // A stranger picks a block uniformly and k uniform positions in it: it
-  // passes with probability (ones in the block / block_bits)^k there.
+  // passes with probability (ones in the block / block_bits)^k there; in a
+  // split block, k / parts positions in each part: the product over the
+  // parts of (ones in the part / part bits)^(k / parts).
   const std::uint64_t* w = words_.data();
-  const double k = static_cast<double>(hashes_);
+  constexpr std::size_t part_words = block_words / parts();
+  constexpr double part_bits = 64.0 * part_words;
+  const double k = static_cast<double>(hashes_ / parts());
   double sum = 0.0;
   for (std::uint64_t b = 0; b < blocks_; ++b) {
-    int ones = 0;
-    for (std::size_t i = 0; i < block_words; ++i) ones += std::popcount(w[b * block_words + i]);
-    if (ones != 0) sum += std::pow(ones / static_cast<double>(block_bits), k);
+    double pass = 1.0;
+    for (std::size_t part = 0; part < parts() && pass != 0.0; ++part) {
+      int ones = 0;
+      for (std::size_t i = 0; i < part_words; ++i) {
+        ones += std::popcount(w[b * block_words + part * part_words + i]);
+      }
+      pass *= ones == 0 ? 0.0 : std::pow(ones / part_bits, k);
+    }
+    sum += pass;
   }
   s.expected_fpr = blocks_ == 0 ? 0.0 : sum / static_cast<double>(blocks_);
   return s;

@@ -436,10 +436,10 @@ TEST(Blocked1024File, DamagedAndInconsistentFilesAreRefused) {
   std::string capacity = good;
   put_le<std::uint64_t>(capacity, 88, 100);
   refused(capacity, "a capacity", "capacity");
-  // What an older reader says: kind 10 is unknown here as 8 is to it.
+  // What an older reader says: kind 11 is unknown here as 8 is to it.
   std::string unknown = good;
-  unknown[10] = 10;
-  refused(unknown, "kind 10", "unknown filter kind 10");
+  unknown[10] = 11;
+  refused(unknown, "kind 11", "unknown filter kind 11");
 }
 
 // --- the CLI -----------------------------------------------------------------------

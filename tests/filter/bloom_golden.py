@@ -113,7 +113,7 @@ def blocked_positions(item, k, m):
 
 MAGIC = b"\x89RBF\r\n\x1a\n"
 KIND = {"classic": 1, "blocked": 2, "counting": 3, "scalable": 4, "fuse8": 5, "fuse16": 6,
-        "blocked64": 7, "blocked1024": 8, "fuse8-4wise": 9}
+        "blocked64": 7, "blocked1024": 8, "fuse8-4wise": 9, "fast": 10}
 HASH = {"xxh3": 1, "sha256": 2, "poly31": 3, "md5": 4}
 
 
@@ -146,6 +146,16 @@ def blocked1024_positions(item, k, m):
         # the top 10 bits of the 32-bit product: 0..1023
         out.append(block * 1024 + (((half * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 22))
     return out
+
+
+def fast_positions(item, k, m):
+    """fast_bloom.hpp: blocked64's x and h2; bit j in word j % 8 of the 512-bit block, at bit
+    (h * c_j) >> 26 of the 32-bit product, h the low 32 bits of h2 (k = 8 or 16)."""
+    x = xxh3_64(item.encode())
+    block = fastrange(x, m // 512)
+    h = (x * 0x9E3779B97F4A7C15) & MASK32
+    return [block * 512 + 64 * (j % 8) + (((h * CUBE_ROOT_CONSTANTS[j]) & MASK32) >> 26)
+            for j in range(k)]
 
 
 BLOCKED64_ITEMS = [f"c{i}" for i in range(50)] + [
@@ -526,6 +536,13 @@ def write_files(directory):
         f.add(item)
     both("blocked1024_xxh3.rbf", lambda v: file_bytes("blocked1024", "xxh3", 0, [f.layer()], version=v))
 
+    # The same items in 4 blocks of the fast kind, k = 16 (two bits per word);
+    # a new kind: only the current version.
+    f = Bits(2048, 16, fast_positions)
+    for item in BLOCKED64_ITEMS:
+        f.add(item)
+    files["fast_xxh3.rbf"] = file_bytes("fast", "xxh3", 0, [f.layer()], version=2)
+
     f = Bits(64, 3, positionen, counting=True)
     for item in ["anna", "bora", "cem", "anna"]:
         f.add(item)
@@ -633,6 +650,10 @@ def main():
     for item in ["anna", "user:42"]:
         print(" ", repr(item), blocked1024_positions(item, 7, 1024 * 1000))
         print(" ", repr(item), blocked1024_positions(item, 16, 1024 * 1000))
+    print("fast positions m=512*1000 k=8 and k=16 (XXH3-64 from xxhsum)")
+    for item in ["anna", "user:42"]:
+        print(" ", repr(item), fast_positions(item, 8, 512 * 1000))
+        print(" ", repr(item), fast_positions(item, 16, 512 * 1000))
     print("blocked xxh3 positions m=512*1000 k=7 and k=12")
     for item in ["anna", "user:42"]:
         print(" ", repr(item), blocked_positions(item, 7, 512 * 1000))

@@ -28,9 +28,10 @@ std::string bit_string(const bloom_filter& f) {
 // --- kinds --------------------------------------------------------------------
 
 TEST(FilterKind, NamesAndCodesAreStable) {
-  for (auto kind : {filter_kind::classic, filter_kind::blocked, filter_kind::counting,
-                    filter_kind::scalable, filter_kind::fuse8, filter_kind::fuse16,
-                    filter_kind::blocked64, filter_kind::blocked1024, filter_kind::fuse8_4wise}) {
+  for (auto kind :
+       {filter_kind::classic, filter_kind::blocked, filter_kind::counting, filter_kind::scalable,
+        filter_kind::fuse8, filter_kind::fuse16, filter_kind::blocked64, filter_kind::blocked1024,
+        filter_kind::fuse8_4wise, filter_kind::fast}) {
     EXPECT_EQ(find_filter_kind(filter_kind_name(kind)), kind);
     EXPECT_EQ(filter_kind_from_code(static_cast<std::uint8_t>(kind)), kind);
   }
@@ -44,10 +45,11 @@ TEST(FilterKind, NamesAndCodesAreStable) {
   EXPECT_EQ(static_cast<int>(filter_kind::blocked64), 7);
   EXPECT_EQ(static_cast<int>(filter_kind::blocked1024), 8);
   EXPECT_EQ(static_cast<int>(filter_kind::fuse8_4wise), 9);
+  EXPECT_EQ(static_cast<int>(filter_kind::fast), 10);
   EXPECT_EQ(filter_kind_name(filter_kind::fuse8_4wise), "fuse8-4wise");
   EXPECT_EQ(default_filter_kind, filter_kind::blocked64);
   EXPECT_FALSE(filter_kind_from_code(0).has_value());
-  EXPECT_FALSE(filter_kind_from_code(10).has_value());
+  EXPECT_FALSE(filter_kind_from_code(11).has_value());
   EXPECT_FALSE(find_filter_kind("Blocked").has_value());
 }
 
@@ -57,9 +59,10 @@ TEST(FilterKind, ParseRefusesUnknownNamesWithTheChoices) {
     (void)parse_filter_kind("cuckoo");
     FAIL() << "parse_filter_kind accepted an unknown name";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "unknown filter kind 'cuckoo'; use one of blocked64 (the default), blocked1024, "
-                 "blocked, classic, counting, scalable, fuse8, fuse16, fuse8-4wise");
+    EXPECT_STREQ(
+        e.what(),
+        "unknown filter kind 'cuckoo'; use one of blocked64 (the default), fast, blocked1024, "
+        "blocked, classic, counting, scalable, fuse8, fuse16, fuse8-4wise");
   }
 }
 

@@ -276,8 +276,9 @@ std::vector<any_filter> one_of_each() {
   filter_spec spec;
   spec.capacity = 2000;
   spec.fpr = 0.01;
-  for (auto kind : {filter_kind::classic, filter_kind::blocked, filter_kind::counting,
-                    filter_kind::scalable, filter_kind::blocked64, filter_kind::blocked1024}) {
+  for (auto kind :
+       {filter_kind::classic, filter_kind::blocked, filter_kind::counting, filter_kind::scalable,
+        filter_kind::blocked64, filter_kind::blocked1024, filter_kind::fast}) {
     spec.kind = kind;
     spec.seed = 77;
     any_filter f = make_filter(spec);
@@ -462,7 +463,7 @@ TEST(FilterFileDamage, EveryFieldIsChecked) {
   };
   const edit edits[] = {
       {"kind 0", with_field<std::uint8_t>(g, 10, 0), "unknown filter kind 0"},
-      {"kind 10", with_field<std::uint8_t>(g, 10, 10), "unknown filter kind 10"},
+      {"kind 11", with_field<std::uint8_t>(g, 10, 11), "unknown filter kind 11"},
       {"hash 0", with_field<std::uint8_t>(g, 11, 0), "unknown hash code 0"},
       {"hash 7", with_field<std::uint8_t>(g, 11, 7), "unknown hash code 7"},
       {"0 layers", with_field<std::uint32_t>(g, 12, 0), "records 0 layers"},
@@ -695,6 +696,11 @@ TEST(AnyFilter, ExplainAndStatsForward) {
       case filter_kind::blocked1024:  // 1024-bit blocks
         for (const bit_probe& p : probes) EXPECT_GT(p.value, 0U) << kind;
         EXPECT_NEAR(s.expected_fpr, bloom_math::blocked_fpr(3000, s.bits, s.hashes, 1024),
+                    0.2 * s.expected_fpr);
+        break;
+      case filter_kind::fast:  // split blocks: 8 parts of 64 bits
+        for (const bit_probe& p : probes) EXPECT_GT(p.value, 0U) << kind;
+        EXPECT_NEAR(s.expected_fpr, bloom_math::blocked_fpr(3000, s.bits, s.hashes, 512, 8),
                     0.2 * s.expected_fpr);
         break;
       case filter_kind::scalable:

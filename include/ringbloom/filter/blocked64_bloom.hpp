@@ -13,12 +13,14 @@
 //
 // When to use it: the default kind (default_filter_kind, what `bloom create`
 // and Python's BloomFilter make without a kind): any filter that fits the
-// blocked layout's rate and hashes with xxh3; the fastest kind to add to and
-// to query. It is a separate kind from blocked: a blocked file and a blocked64 file
-// with the same items hold different bits, so neither reads the other's
-// items. Files of this kind need ringbloom with kind code 7 (older binaries
-// refuse them with "unknown filter kind 7"). Moving a set from blocked to
-// blocked64 means adding its items again (docs/format.md, "Migrating").
+// blocked layout's rate and hashes with xxh3. The fast kind (fast_bloom.hpp)
+// adds and looks up faster (one bit per 64-bit word of the block) at a rate
+// about 8% higher in the same memory. It is a separate kind from blocked: a
+// blocked file and a blocked64 file with the same items hold different bits,
+// so neither reads the other's items. Files of this kind need ringbloom with
+// kind code 7 (older binaries refuse them with "unknown filter kind 7").
+// Moving a set from blocked to blocked64 means adding its items again
+// (docs/format.md, "Migrating").
 //
 // Layout and positions (fixed: they are part of the file format):
 //   - m is a multiple of 512; block b is words 8b..8b+7 (as blocked).

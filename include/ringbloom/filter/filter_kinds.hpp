@@ -59,6 +59,7 @@
 #include "ringbloom/filter/bloom_math.hpp"
 #include "ringbloom/filter/counting_bloom.hpp"
 #include "ringbloom/filter/detail/filter_payload.hpp"
+#include "ringbloom/filter/fast_bloom.hpp"
 #include "ringbloom/filter/fuse_filter.hpp"
 #include "ringbloom/filter/scalable_bloom.hpp"
 #include "ringbloom/hash.hpp"
@@ -197,8 +198,7 @@ template <>
 struct filter_kind_row<blocked64_bloom_filter> : filter_kind_row_base {
   static constexpr filter_kind kind = filter_kind::blocked64;
   static constexpr std::string_view name = "blocked64";
-  static constexpr std::string_view summary =
-      "the fastest: 512-bit blocks, one cache line per lookup, XXH3-64";
+  static constexpr std::string_view summary = "512-bit blocks, one cache line per lookup, XXH3-64";
   static constexpr bool xxh3_only = true;
   [[nodiscard]] static filter_size size_for(std::uint64_t n, double p);
   [[nodiscard]] static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes);
@@ -207,6 +207,24 @@ struct filter_kind_row<blocked64_bloom_filter> : filter_kind_row_base {
   static void save(const blocked64_bloom_filter& f, detail::filter_payload& out);
   static constexpr bool adds_in_place = true;
   static void add_in_place(std::uint64_t* words, const blocked64_bloom_filter& view,
+                           std::span<const std::string_view> items);
+};
+
+template <>
+struct filter_kind_row<fast_bloom_filter> : filter_kind_row_base {
+  static constexpr filter_kind kind = filter_kind::fast;
+  static constexpr std::string_view name = "fast";
+  static constexpr std::string_view summary =
+      "the fastest adds and lookups: one bit per 64-bit word of a 512-bit block, k = 8 or 16; "
+      "1-5% more bits than blocked64 for the same rate";
+  static constexpr bool xxh3_only = true;
+  [[nodiscard]] static filter_size size_for(std::uint64_t n, double p);
+  [[nodiscard]] static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes);
+  [[nodiscard]] static fast_bloom_filter make(const filter_spec& spec);
+  [[nodiscard]] static fast_bloom_filter load(const detail::filter_payload& in);
+  static void save(const fast_bloom_filter& f, detail::filter_payload& out);
+  static constexpr bool adds_in_place = true;
+  static void add_in_place(std::uint64_t* words, const fast_bloom_filter& view,
                            std::span<const std::string_view> items);
 };
 
@@ -353,6 +371,7 @@ struct filter_kind_list {
 /// THE TABLE: every filter kind, in the order users see them (help texts,
 /// error messages, filter_kinds()). One line per kind.
 using filter_kind_table = filter_kind_list<blocked64_bloom_filter,    // blocked64 (the default)
+                                           fast_bloom_filter,         // fast
                                            blocked1024_bloom_filter,  // blocked1024
                                            blocked_bloom_filter,      // blocked
                                            bloom_filter,              // classic

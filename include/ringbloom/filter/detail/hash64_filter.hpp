@@ -21,6 +21,13 @@
 //                                               // (add calls set_block(..., k, simd()) when the
 //                                               // kind has that overload: blocked64)
 //   bool may_contain_hash(std::uint64_t x) const noexcept;
+// and optionally, for a split block (the fast kind: one bit of each round
+// per 64-bit word):
+//   static constexpr std::uint32_t block_parts;  // parts of a block, each given
+//                                               // k / block_parts of an item's bits
+//   static std::uint32_t block_position(std::uint64_t h2, std::uint32_t j);
+//                                               // bit j's position in the block,
+//                                               // in place of block_position_in<L>
 #pragma once
 
 #include <cstdint>
@@ -45,11 +52,27 @@ class hash64_filter : protected filter_core {
 
   /// Sizing in the user's units: bloom_math with blocks of block_bits.
   [[nodiscard]] static filter_size size_for(std::uint64_t capacity, double fpr) {
-    return bloom_math::blocked_size_for(capacity, fpr, block_bits);
+    return bloom_math::blocked_size_for(capacity, fpr, block_bits, parts());
   }
   [[nodiscard]] static double fpr_for(std::uint64_t items, std::uint64_t bits,
                                       std::uint32_t hashes) noexcept {
-    return bloom_math::blocked_fpr(static_cast<double>(items), bits, hashes, block_bits);
+    return bloom_math::blocked_fpr(static_cast<double>(items), bits, hashes, block_bits, parts());
+  }
+  /// The parts of a block (Derived::block_parts, else 1: the whole block).
+  [[nodiscard]] static constexpr std::uint32_t parts() noexcept {
+    if constexpr (requires { Derived::block_parts; }) {
+      return Derived::block_parts;
+    } else {
+      return 1;
+    }
+  }
+  /// Bit j's position (0 .. block_bits - 1) in the block of in-block hash h2.
+  [[nodiscard]] static std::uint32_t position_in_block(std::uint64_t h2, std::uint32_t j) noexcept {
+    if constexpr (requires { Derived::block_position(h2, j); }) {
+      return Derived::block_position(h2, j);
+    } else {
+      return block_position_in<LogBlockBits>(h2, j);
+    }
   }
   /// An empty filter sized by size_for. Throws std::invalid_argument as that
   /// does.
