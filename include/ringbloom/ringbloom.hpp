@@ -35,6 +35,7 @@
 #include "ringbloom/merkle/merkle_ranges.hpp"
 #include "ringbloom/merkle/merkle_rows.hpp"
 #include "ringbloom/merkle/merkle_tree.hpp"
+#include "ringbloom/mix.hpp"
 #include "ringbloom/placement/anchor.hpp"
 #include "ringbloom/placement/bounded_load.hpp"
 #include "ringbloom/placement/change.hpp"
