@@ -119,62 +119,48 @@ std::optional<std::vector<std::uint64_t>> written_pages(const void* addr, std::u
   return out;
 }
 
-// A file-backed private mapping, unmapped on exit.
+// A private, writable mapping of `size` bytes, unmapped on exit: of a file
+// (copy-on-write: only the pages touched are read) or, for a whole file's
+// image in a rewrite, of anonymous memory. An anonymous image of 2 MiB or
+// more asks for transparent huge pages (MADV_HUGEPAGE): a 118 MiB image then
+// takes 59 faults instead of 30,000, and setting random bits in it misses
+// the TLB far less; a smaller one keeps small pages, since a 2 MiB page
+// would be zeroed whole for it.
 class private_mapping {
  public:
-  private_mapping(int fd, std::uint64_t size, const std::filesystem::path& path) : size_(size) {
-    addr_ =
-        ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    if (addr_ == MAP_FAILED) {
-      throw io_error(fmt::format("cannot map '{}': {}", path.string(), std::strerror(errno)));
-    }
+  /// The file open as `fd`.
+  private_mapping(int fd, std::uint64_t size, const std::filesystem::path& path)
+      : size_(size), mapped_(size) {
+    map(MAP_PRIVATE, fd, fmt::format("cannot map '{}'", path.string()));
   }
-  private_mapping(const private_mapping&) = delete;
-  private_mapping& operator=(const private_mapping&) = delete;
-  ~private_mapping() { ::munmap(addr_, static_cast<std::size_t>(size_)); }
-  [[nodiscard]] unsigned char* data() const noexcept { return static_cast<unsigned char*>(addr_); }
-  [[nodiscard]] std::string_view bytes() const noexcept {
-    return {static_cast<const char*>(addr_), static_cast<std::size_t>(size_)};
-  }
-
- private:
-  void* addr_;
-  std::uint64_t size_;
-};
-
-// Anonymous memory holding a whole file's image for a rewrite: page
-// aligned (the words need 8), in transparent huge pages where the kernel
-// gives them (MADV_HUGEPAGE): a 118 MiB image then takes 59 faults instead
-// of 30,000, and setting random bits in it misses the TLB far less.
-class file_image {
- public:
-  file_image(std::uint64_t size, const std::filesystem::path& path) : size_(size) {
-    // A file smaller than one huge page keeps small pages: a 2 MiB page
-    // would be zeroed whole for it.
+  /// Anonymous memory for an image of that file.
+  private_mapping(std::uint64_t size, const std::filesystem::path& path) : size_(size) {
     constexpr std::uint64_t huge = std::uint64_t{2} << 20;
     const bool use_huge = size >= huge;
     mapped_ = use_huge ? (size + huge - 1) / huge * huge : size;
-    addr_ = ::mmap(nullptr, static_cast<std::size_t>(mapped_), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (addr_ == MAP_FAILED) {
-      throw io_error(fmt::format("cannot allocate {} bytes to update '{}': {}", size, path.string(),
-                                 std::strerror(errno)));
-    }
+    map(MAP_PRIVATE | MAP_ANONYMOUS, -1,
+        fmt::format("cannot allocate {} bytes to update '{}'", size, path.string()));
     // Advice: when the kernel refuses it, only speed is lost.
     if (use_huge) ::madvise(addr_, static_cast<std::size_t>(mapped_), MADV_HUGEPAGE);
   }
-  file_image(const file_image&) = delete;
-  file_image& operator=(const file_image&) = delete;
-  ~file_image() { ::munmap(addr_, static_cast<std::size_t>(mapped_)); }
+  private_mapping(const private_mapping&) = delete;
+  private_mapping& operator=(const private_mapping&) = delete;
+  ~private_mapping() { ::munmap(addr_, static_cast<std::size_t>(mapped_)); }
   [[nodiscard]] unsigned char* data() const noexcept { return static_cast<unsigned char*>(addr_); }
   [[nodiscard]] std::string_view bytes() const noexcept {
     return {static_cast<const char*>(addr_), static_cast<std::size_t>(size_)};
   }
 
  private:
-  void* addr_;
+  void map(int flags, int fd, const std::string& what) {
+    addr_ =
+        ::mmap(nullptr, static_cast<std::size_t>(mapped_), PROT_READ | PROT_WRITE, flags, fd, 0);
+    if (addr_ == MAP_FAILED) throw io_error(fmt::format("{}: {}", what, std::strerror(errno)));
+  }
+
+  void* addr_ = nullptr;
   std::uint64_t size_;
-  std::uint64_t mapped_;
+  std::uint64_t mapped_ = 0;
 };
 
 // Versions 2 and 3 have regions and are patched in place (keeping their
@@ -208,7 +194,7 @@ void add_to_image(unsigned char* p, std::string_view bytes, const any_filter& vi
 // mapping (so only the pages they touch are read), and the regions that
 // changed are checked on disk, re-sealed and staged with the header, their
 // table entries and the head checksum. A checkpoint of many items (a long
-// stream) reads the file whole into a file_image, checks it, sets the bits
+// stream) reads the file whole into anonymous memory (private_mapping), checks it, sets the bits
 // and replaces the file; a file of version 1, or of a kind that does not add
 // in place, is read whole, decoded and replaced.
 void patch_add(io::locked_file& file, std::span<const std::string_view> items,
@@ -231,12 +217,12 @@ void patch_add(io::locked_file& file, std::span<const std::string_view> items,
     whole = !in_place || items.size() >= regions / 4;
   }
   if (whole && in_place) {
-    // Read into huge pages (file_image) rather than a private mapping of the
-    // file, whose copy-on-write faults come one 4 KiB page at a time.
+    // Read into anonymous huge pages rather than a mapping of the file,
+    // whose copy-on-write faults come one 4 KiB page at a time.
     io::require_memory(size, fmt::format("updating '{}' whole", file.path().string()),
                        "add fewer items per checkpoint (--checkpoint-items), or use a machine "
                        "with more memory");
-    const file_image image(size, file.path());
+    const private_mapping image(size, file.path());
     file.read(0, image.data(), size);
     io::with_path(file.path(), [&] {
       add_to_image(image.data(), image.bytes(), view_of(image.bytes()), items, items_now);
