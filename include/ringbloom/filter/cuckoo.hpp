@@ -187,6 +187,7 @@ class cuckoo_filter {
   void set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t i, std::uint32_t fp) noexcept;
   bool put_in_free_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t fp) noexcept;
   bool insert_with_kicks(sub_filter& s, key k);
+  bool add_with_kicks(key k);  // add's end, once no free slot was found
   bool grow();
   void add_sub_filter();
 
