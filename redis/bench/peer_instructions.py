@@ -3,7 +3,7 @@
 (docs/performance.md, "Redis module: time per command against RedisBloom").
 
     redis/bench/peer_instructions.py OURS.so PEER.so [--calls N] [--depth D]
-                                     [--rate P] [--only BF]
+                                     [--rate P] [--only BF] [--keep DIR]
 
 Each module runs in its own redis-server under valgrind's callgrind (127.0.0.1,
 a temporary directory, stopped by PID), counting only inside Redis's module
@@ -16,7 +16,9 @@ the figure. Unlike time, it does not move with the machine's load; it does
 move by about 5% between server starts (Redis seeds its key hashing at
 random). --rate gives the error rate of the two reserved BF keys (default
 0.01; at tight rates both modules use classic layers), --only restricts the
-run to one family's commands. Needs valgrind (Debian: valgrind) and redis-server on PATH.
+run to one family's commands. --keep DIR keeps each command's callgrind
+dump as DIR/<ours|peer>.<command>.out, for `callgrind_annotate --inclusive=yes`
+to split a call between the module's code and the server's. Needs valgrind (Debian: valgrind) and redis-server on PATH.
 """
 import glob
 import os
@@ -33,11 +35,13 @@ CALLS = option("--calls", 2000)
 DEPTH = option("--depth", 16)
 RATE = text_option("--rate", "0.01")
 ONLY = text_option("--only", "")
+KEEP = text_option("--keep", "")
 paths = module_paths(__doc__)
 
 
-def measure(module):
-    """{command: instructions per call} for one module."""
+def measure(module, side):
+    """{command: instructions per call} for one module; `side` ("ours" or
+    "peer") names the dumps --keep keeps."""
     d = tempfile.mkdtemp(prefix="ringbloom-callgrind-")
     out = os.path.join(d, "callgrind.out")
     # valgrind starts slowly and stops slowly.
@@ -49,7 +53,7 @@ def measure(module):
     try:
         setup(r, RATE)
 
-        def dump_total():
+        def dump_total(keep_as=None):
             subprocess.run(["callgrind_control", "-d", str(server.proc.pid)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             for _ in range(100):  # the dump is written asynchronously: at most 10 s
@@ -61,6 +65,8 @@ def measure(module):
                         for line in f:
                             if line.startswith(("summary:", "totals:")):
                                 total = int(line.split()[1])
+                    if keep_as:
+                        shutil.copy(files[0], keep_as)
                     for name in files:
                         os.remove(name)
                     if total is not None:
@@ -82,15 +88,18 @@ def measure(module):
                 for args in calls[start:start + DEPTH]:
                     pipe.execute_command(*args)
                 pipe.execute(raise_on_error=False)
-            result[name] = dump_total() / CALLS
+            keep_as = os.path.join(KEEP, f"{side}.{name}.out") if KEEP else None
+            result[name] = dump_total(keep_as) / CALLS
         return result
     finally:
         server.stop()
         shutil.rmtree(d, ignore_errors=True)
 
 
-ours = measure(paths[0])
-peer = measure(paths[1])
+if KEEP:
+    os.makedirs(KEEP, exist_ok=True)
+ours = measure(paths[0], "ours")
+peer = measure(paths[1], "peer")
 print(f"# {paths[0]} against {paths[1]}; {CALLS} calls, pipelines of {DEPTH}; BF rate {RATE}")
 print("| command | instructions per call: ours | peer | ratio ours/peer |")
 print("|---|---|---|---|")
