@@ -31,11 +31,6 @@
 
 namespace ringbloom::redis {
 
-module_types& types() noexcept {
-  static module_types t;
-  return t;
-}
-
 namespace {
 
 // ASCII case folding in line: the locale's std::tolower is a libc call per

@@ -41,8 +41,10 @@ using value_of = staged_value<typename Traits::type>;
 /// The key's value when it holds a complete one of this kind. `status`
 /// receives ok (then the result is non-null), empty, mismatch, or, for a
 /// value still being restored, ok with a null result.
+/// Inlined: as a call it cost about 24 instructions of every command.
 template <class Traits>
-typename Traits::type* complete_value(const open_key& key, key_status& status) {
+[[gnu::always_inline]] inline typename Traits::type* complete_value(const open_key& key,
+                                                                    key_status& status) {
   status = key.status(Traits::type_handle());
   if (status != key_status::ok) return nullptr;
   auto* v = key.value<value_of<Traits>>();

@@ -4,9 +4,10 @@
 // A BF key created with a window (`BF.RESERVE key p n WINDOW seconds` or
 // `... WINDOWITEMS`, or BF.INSERT with the same options) holds a library
 // windowed_bloom_filter (ringbloom/filter/windowed_bloom.hpp) in its own data
-// type, "RBloom-WF". The BF commands are registered once, by bf.cpp; each
-// goes first through a router that sends the creations with a window here;
-// bf.cpp's handlers send the calls on a windowed key here (window_call).
+// type, "RBloom-WF". The BF commands are registered once, by bf.cpp;
+// BF.RESERVE and BF.INSERT go first through a router that sends the
+// creations with a window here; bf.cpp's handlers send the calls on a
+// windowed key here (window_call).
 //
 // Time comes from the master: a write on a time window reads the server's
 // clock once (RedisModule_Milliseconds), never earlier than the latest time
@@ -24,8 +25,9 @@
 
 namespace ringbloom::redis {
 
-/// `specs` with each handler replaced by a router that sends windowed calls
-/// to this file's commands and the rest to the original handler. Up to 16
+/// `specs` with the handlers of bf.reserve and bf.insert replaced by a
+/// router that sends creations with a window to this file's commands and
+/// the rest to the original handler; the other specs are unchanged. Up to 16
 /// specs; more throws std::length_error (a new BF command needs a larger
 /// table in bf_window.cpp).
 std::vector<command_spec> with_window_routes(const command_spec* specs, std::size_t count);
