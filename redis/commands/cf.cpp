@@ -335,17 +335,26 @@ int cf_check(api::Ctx* ctx, api::String** argv, int argc) {
   });
 }
 
-// CF.DEL key item
+// CF.DEL key item. A CF.DEL that finds nothing changes nothing, so, as
+// Redis's own commands (an SREM of a missing member), it is neither
+// replicated nor signalled as a modification (WATCH, client tracking); a
+// removal is both. The key is opened for reading and signalled by hand:
+// opened for writing, closing it signals it whatever happened (with the
+// replication, about 160 of a no-op CF.DEL's 1,250 instructions).
 int cf_del(api::Ctx* ctx, api::String** argv, int argc) {
   return guarded(ctx, [&] {
     const call c{ctx, argv, argc};
     if (argc != 3) return c.wrong_arity();
-    open_key key(c, 1, api::key_read | api::key_write);
+    open_key key(c, 1, api::key_read);
     key_status status;
     cuckoo_filter* f = complete_value<cf_traits>(key, status);
     if (f == nullptr) return c.error("Not found");
-    c.replicate();
-    return c.boolean(f->remove(c.arg(2)));
+    const bool removed = f->remove(c.arg(2));
+    if (removed) {
+      api::SignalModifiedKey(ctx, argv[1]);
+      c.replicate();
+    }
+    return c.boolean(removed);
   });
 }
 

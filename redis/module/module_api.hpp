@@ -220,6 +220,7 @@ struct CommandInfo {
   X(StringToLongLong, int, (const String* str, long long* value))                             \
   X(StringToDouble, int, (const String* str, double* value))                                  \
   X(ReplicateVerbatim, int, (Ctx * ctx))                                                      \
+  X(SignalModifiedKey, int, (Ctx * ctx, String * keyname))                                    \
   X(Replicate, int, (Ctx * ctx, const char* command, const char* format, ...))                \
   X(Milliseconds, long long, ())                                                              \
   X(SaveUnsigned, void, (IO * io, std::uint64_t value))                                       \

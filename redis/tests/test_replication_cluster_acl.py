@@ -31,6 +31,9 @@ def test_replica_has_identical_digests(make_server, load):
     m.copy("f", "f2")
     m.execute_command("CF.RESERVE", "cf", "500")
     m.execute_command("CF.INSERT", "cf", "ITEMS", *[f"c{i}" for i in range(700)])
+    for i in range(100):  # a removal travels; a CF.DEL that removes nothing does not
+        m.execute_command("CF.DEL", "cf", f"c{i}")
+        m.execute_command("CF.DEL", "cf", f"absent:{i}")
     m.execute_command("CMS.INITBYPROB", "cms", "0.01", "0.01")
     m.execute_command("CMS.INCRBY", "cms", "a", "5", "b", "7")
     m.execute_command("TOPK.RESERVE", "topk", "5")

@@ -12,6 +12,26 @@ def err(c, *args):
 
 # --- CF -----------------------------------------------------------------------
 
+def test_cf_del_of_nothing_is_no_modification(r):
+    """A CF.DEL that removes nothing leaves a WATCH on the key standing, as
+    an SREM of a missing member does; one that removes a copy breaks it."""
+    cf = r.cf()
+    assert cf.create("c", 1000)
+    assert cf.add("c", "a") == 1
+    for item, removed in (("nope", 0), ("a", 1), ("a", 0)):
+        with r.pipeline() as p:
+            p.watch("c")
+            assert p.execute_command("CF.DEL", "c", item) == removed
+            p.multi()
+            p.ping()
+            if removed:
+                with pytest.raises(redis.WatchError):
+                    p.execute()
+            else:
+                assert p.execute() == [True]
+    assert cf.info("c").deletedNum == 1
+
+
 def test_cf_basics(r):
     cf = r.cf()
     assert cf.create("c", 1000)
