@@ -2,6 +2,8 @@
 #include "ringbloom/filter/cuckoo.hpp"
 
 #include <fmt/format.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
@@ -71,7 +73,16 @@ struct item_key {
 
 [[gnu::always_inline]] inline item_key key_for(std::string_view item,
                                                const cuckoo_filter::options& o) noexcept {
+  // xxh3_64(item, o.seed), compiled in: XXH3_64bits_withSeed is the body
+  // that ringbloom::xxh3_64 calls (src/hash.cpp), so the bits are the same
+  // (the golden files pin them); as a call it cost about 14 instructions
+  // of every add, lookup and removal.
+#if XXH_VERSION_NUMBER >= 800
+  const std::uint64_t h = XXH3_64bits_internal(item.data(), item.size(), o.seed, XXH3_kSecret,
+                                               sizeof(XXH3_kSecret), XXH3_hashLong_64b_withSeed);
+#else
   const std::uint64_t h = xxh3_64(item, o.seed);
+#endif
   // 1 + (h >> 32) mod (2^bits - 1), with a constant divisor for each offered
   // width: the compiler turns it into a multiplication, where a divisor
   // read at run time costs a 64-bit division (tens of cycles) per item.
