@@ -187,7 +187,9 @@ class cuckoo_filter {
   void set_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t i, std::uint32_t fp) noexcept;
   bool put_in_free_slot(sub_filter& s, std::uint64_t bucket, std::uint32_t fp) noexcept;
   bool insert_with_kicks(sub_filter& s, key k);
-  bool add_with_kicks(key k);  // add's end, once no free slot was found
+  bool add_with_kicks(key k);   // add's end, once no free slot was found
+  bool add_other_shape(key k);  // add and remove for shapes other than 8-bit buckets of 2
+  bool remove_other_shape(key k);
   bool grow();
   void add_sub_filter();
 
