@@ -36,8 +36,12 @@ def test_used_memory_follows_a_large_value(raw, kind):
     grown = used(raw) - baseline
     # The value's storage, rounded up to the allocator's size class (jemalloc
     # spaces its large classes at most 25 % apart: 4 MiB + 7 bytes takes
-    # 5 MiB), plus small bookkeeping; never below.
-    assert size <= grown <= size * 1.25 + SLACK, (kind, size, grown)
+    # 5 MiB), plus small bookkeeping. Not below, but for what the server
+    # frees meanwhile (Redis 7.2.6 once read 13 KB under a 4 MiB CF on a
+    # loaded machine, having freed something else between the two readings;
+    # the cause was not found); without the allocator hook the growth would
+    # be about 0.
+    assert size - SLACK <= grown <= size * 1.25 + SLACK, (kind, size, grown)
     assert raw.memory_usage("big") >= size
     raw.delete("big")
     assert abs(used(raw) - baseline) < SLACK, kind
