@@ -130,7 +130,13 @@ class age_cuckoo {
   [[nodiscard]] std::uint64_t stored() const { return stored_; }
   [[nodiscard]] std::uint32_t generations() const { return g_; }
   [[nodiscard]] std::uint32_t entries_per_line() const { return entries_per_line_; }
-  [[nodiscard]] std::uint64_t evicted_live() const { return evicted_; }
+  /// Inserts that needed kicks: at least one (3 lines: its 2 buckets and
+  /// the first victim's other bucket) and at least two (4 lines or more),
+  /// and all kicks of successful inserts.
+  [[nodiscard]] std::uint64_t kicked_inserts() const { return kicked_inserts_; }
+  [[nodiscard]] std::uint64_t long_kicked_inserts() const { return long_kicked_inserts_; }
+  [[nodiscard]] std::uint64_t kicks() const { return kicks_; }
+  void reset_kick_counts() { kicks_ = kicked_inserts_ = long_kicked_inserts_ = 0; }
 
   [[nodiscard]] std::uint64_t hash(std::string_view key) const {
     return ringbloom::xxh3_64(key, o_.seed);
@@ -299,6 +305,9 @@ class age_cuckoo {
         if ((get(to) & fmax_) == 0) {
           put(to, carry);
           ++stored_;
+          kicks_ += n + 1;
+          ++kicked_inserts_;
+          long_kicked_inserts_ += n > 0 ? 1 : 0;
           return result::inserted;
         }
       }
@@ -331,6 +340,7 @@ class age_cuckoo {
   std::uint64_t lines_ = 0;
   std::unique_ptr<std::uint64_t[]> words_;
   std::uint64_t cur_ = 0, stored_ = 0, evicted_ = 0;
+  std::uint64_t kicks_ = 0, kicked_inserts_ = 0, long_kicked_inserts_ = 0;
   std::mt19937_64 rng_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> path_;
 };
@@ -394,6 +404,7 @@ struct stream_result {
   double peak_load = 0, bits_per_item = 0;
   std::uint32_t f = 0, g = 0;
   std::uint64_t burst_failed = 0, burst_false_negatives = 0;
+  std::uint64_t inserts = 0, kicked = 0, long_kicked = 0, kicks = 0;
 };
 
 /// Per generation: N / (g - 1) distinct items (twice as many in the burst
@@ -421,6 +432,7 @@ stream_result run_stream(const age_cuckoo::options& o, std::uint32_t gens, doubl
   std::vector<std::uint64_t> todo;  // ids to add this generation
   for (std::uint32_t e = 0; e < gens; ++e) {
     if (e > 0) c.begin_generation(e);
+    if (e == g) c.reset_kick_counts();  // kicks are counted in the steady state
     const bool is_burst = static_cast<std::int64_t>(e) == burst;
     const std::uint64_t distinct = is_burst ? 2 * per_gen : per_gen;
     const std::uint64_t next = last.size();
@@ -455,13 +467,11 @@ stream_result run_stream(const age_cuckoo::options& o, std::uint32_t gens, doubl
         last[id] = static_cast<std::int32_t>(e);
       }
       if (res == age_cuckoo::result::evicted) ++r.evicted;
+      if (res == age_cuckoo::result::inserted && e >= g) ++r.inserts;
     }
     r.failed += failed_here;
     first_id.push_back(last.size());
     const double load = static_cast<double>(c.stored()) / static_cast<double>(c.slots());
-    if (std::getenv("STUDY_DEBUG") != nullptr)
-      fmt::print(stderr, "gen {} stored {} slots {} ids {}\n", e, c.stored(), c.slots(),
-                 last.size());
     if (e < g) continue;  // warming up: the first g generations
     r.peak_load = std::max(r.peak_load, load);
     // Items whose latest add was in generation e - g + 1 (ids from g - 1
@@ -496,6 +506,9 @@ stream_result run_stream(const age_cuckoo::options& o, std::uint32_t gens, doubl
     }
     if (is_burst) r.burst_failed = failed_here;
   }
+  r.kicked = c.kicked_inserts();
+  r.long_kicked = c.long_kicked_inserts();
+  r.kicks = c.kicks();
   return r;
 }
 
@@ -521,6 +534,12 @@ void print_stream(const char* label, const age_cuckoo::options& o, double p,
       windowed_bits_per_item(o.window_items, p) / blocked,
       100.0 * static_cast<double>(r.stranger_hits) / static_cast<double>(r.strangers), r.strangers,
       100.0 * static_cast<double>(r.expired_hits) / static_cast<double>(r.expired), r.expired);
+  fmt::print(
+      "  inserts {}: {:.2f}% kicked (3 lines), {:.3f}% kicked twice or more (4+ lines), "
+      "{:.3f} kicks per insert\n",
+      r.inserts, 100.0 * static_cast<double>(r.kicked) / static_cast<double>(r.inserts),
+      100.0 * static_cast<double>(r.long_kicked) / static_cast<double>(r.inserts),
+      static_cast<double>(r.kicks) / static_cast<double>(r.inserts));
 }
 
 int stream_mode(const args& a) {
@@ -591,6 +610,7 @@ struct speed_setup {
   std::vector<key16> cuckoo_members, members, strangers, fresh;
   std::vector<std::string_view> cuckoo_member_views, member_views, stranger_views, fresh_views;
   std::uint64_t next_gen = 0, next_id = 0, per_gen = 0;
+  std::vector<double> clear_ns;  // each clearing pass
   std::mt19937_64 rng{7};
 
   speed_setup(const age_cuckoo::options& o, double rate, std::size_t sample)
@@ -636,7 +656,10 @@ struct speed_setup {
   /// clearing pass untimed), the others start again from their filled state;
   /// `fresh` becomes a generation's worth of new items.
   void next_generation() {
+    const auto t0 = std::chrono::steady_clock::now();
     cuckoo.begin_generation(next_gen++);
+    clear_ns.push_back(
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
     windowed = windowed_start;
     blocked = blocked_start;
     for (auto& k : fresh) k = {next_id++, 1};
@@ -744,6 +767,8 @@ int speed_mode(const args& a) {
     fmt::print("  {:<27} cuckoo {:7.1f} ({:.2f}x)  windowed {:7.1f} ({:.2f}x)  blocked {:7.1f}\n",
                names[op], c, c / b, w, w / b, b);
   }
+  fmt::print("  clearing pass per generation: {:.2f} ms, {:.2f} ns per add of a generation\n",
+             median(s.clear_ns) / 1e6, median(s.clear_ns) / static_cast<double>(s.per_gen));
   fmt::print("  (checksum {})\n", sink);
   return 0;
 }
