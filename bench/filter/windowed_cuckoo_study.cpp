@@ -74,6 +74,7 @@
 #include "ringbloom/filter/bloom_math.hpp"
 #include "ringbloom/filter/windowed_bloom.hpp"
 #include "ringbloom/hash.hpp"
+#include "ringbloom/mix.hpp"
 
 namespace {
 
@@ -100,6 +101,7 @@ class age_cuckoo {
   enum class result { refreshed, inserted, evicted, failed };
 
   explicit age_cuckoo(const options& o) : o_(o), rng_(o.seed ^ 0x5eedULL) {
+    path_.reserve(o.max_kicks);
     e_ = o.f + o.t;
     if (o.f < 2 || o.t < 1 || e_ > 32 || o.b < 1 || o.b > max_bucket) {
       throw std::invalid_argument(
@@ -290,11 +292,11 @@ class age_cuckoo {
   // the place of the oldest entry of its two buckets.
   result kick(const place& p) {
     path_.clear();
-    std::uint64_t line = (rng_() & 1) != 0 ? p.line2 : p.line1;
+    std::uint64_t line = (next_random() & 1) != 0 ? p.line2 : p.line1;
     std::uint32_t j = line == p.line1 ? p.j1 : p.j2;
     std::uint64_t carry = tagged(p.fp);
     for (std::uint32_t n = 0; n < o_.max_kicks; ++n) {
-      const auto k = static_cast<std::uint32_t>((rng_() >> 32) % size_[j]);
+      const auto k = static_cast<std::uint32_t>(((next_random() >> 32) * size_[j]) >> 32);
       const std::uint64_t at = offset(line, j, k);
       const std::uint64_t victim = get(at);
       put(at, carry);
@@ -342,7 +344,8 @@ class age_cuckoo {
   std::unique_ptr<std::uint64_t[]> words_;
   std::uint64_t cur_ = 0, stored_ = 0, evicted_ = 0;
   std::uint64_t kicks_ = 0, kicked_inserts_ = 0, long_kicked_inserts_ = 0;
-  std::mt19937_64 rng_;
+  std::uint64_t rng_;  // the kicks' choices
+  std::uint64_t next_random() { return ringbloom::splitmix64_next(rng_); }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> path_;
 };
 
