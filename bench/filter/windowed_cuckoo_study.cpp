@@ -110,6 +110,10 @@ class age_cuckoo {
     g_ = 1u << o.t;
     fmax_ = (std::uint64_t{1} << o.f) - 1;
     emask_ = (std::uint64_t{1} << e_) - 1;
+    per_window_ = 64 / e_;
+    for (std::uint32_t n = 1; n <= per_window_ && n < ones_.size(); ++n) {
+      ones_[n] = ones_[n - 1] | (std::uint64_t{1} << ((n - 1) * e_));
+    }
     entries_per_line_ = o.filled ? static_cast<std::uint32_t>(line_bits / e_)
                                  : o.b * static_cast<std::uint32_t>(line_bits / (o.b * e_));
     buckets_per_line_ = (entries_per_line_ + o.b - 1) / o.b;
@@ -250,12 +254,28 @@ class age_cuckoo {
       w[i + 1] = (w[i + 1] & ~((std::uint64_t{1} << high_bits) - 1)) | (v >> (64 - s));
     }
   }
+  // Whether bucket (line, j) holds fp: the bucket is read 64 bits at a time
+  // (floor(64 / e) entries, all of a bucket when e <= 16) and compared
+  // whole: d holds each entry's fingerprint xor fp; a field of d is zero
+  // exactly when (d | 2^f) - 1 clears its bit f, the tag's lowest bit,
+  // which keeps the subtraction inside the field.
   [[nodiscard]] bool in_bucket(std::uint64_t fp, std::uint64_t line, std::uint32_t j) const {
-    const std::uint64_t base = offset(line, j, 0);
-    for (std::uint32_t k = 0; k < size_[j]; ++k) {
-      if ((get(base + std::uint64_t{k} * e_) & fmax_) == fp) return true;
+    std::uint64_t at = offset(line, j, 0);
+    const std::uint64_t last_word = line * 8 + 7;
+    std::uint32_t left = size_[j];
+    for (;;) {
+      const std::uint32_t n = std::min(left, per_window_);
+      const std::uint64_t* w = words_.get();
+      const std::uint64_t i = at >> 6, s = at & 63;
+      const std::uint64_t x = (w[i] >> s) | ((w[std::min(i + 1, last_word)] << 1) << (63 - s));
+      const std::uint64_t ones = ones_[n];
+      const std::uint64_t guard = ones << o_.f;
+      const std::uint64_t d = (x ^ (fp * ones)) & (fmax_ * ones);
+      if ((~((d | guard) - ones) & guard) != 0) return true;
+      left -= n;
+      if (left == 0) return false;
+      at += std::uint64_t{n} * e_;
     }
-    return false;
   }
   [[nodiscard]] std::uint64_t tagged(std::uint64_t fp) const {
     return fp | ((cur_ & (g_ - 1)) << o_.f);
@@ -339,6 +359,8 @@ class age_cuckoo {
   std::uint32_t e_ = 0, g_ = 0;
   std::uint64_t fmax_ = 0, emask_ = 0;
   std::uint32_t entries_per_line_ = 0, buckets_per_line_ = 0;
+  std::uint32_t per_window_ = 0;          // entries one 64-bit read covers
+  std::array<std::uint64_t, 33> ones_{};  // ones_[n]: bit 0 of each of n fields
   std::array<std::uint32_t, 64> size_{}, start_{};
   std::uint64_t lines_ = 0;
   std::unique_ptr<std::uint64_t[]> words_;
