@@ -72,6 +72,7 @@
 
 #include "ringbloom/filter/blocked_bloom.hpp"
 #include "ringbloom/filter/bloom_math.hpp"
+#include "ringbloom/filter/detail/bloom_storage.hpp"
 #include "ringbloom/filter/windowed_bloom.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/mix.hpp"
@@ -128,8 +129,7 @@ class age_cuckoo {
     const double held = static_cast<double>(o.window_items) * g_ / (g_ - 1);
     const auto entries = static_cast<std::uint64_t>(std::ceil(held / o.alpha));
     lines_ = (entries + entries_per_line_ - 1) / entries_per_line_;
-    words_ = std::make_unique<std::uint64_t[]>(lines_ * 8 + 8);
-    std::memset(words_.get(), 0, (lines_ * 8 + 8) * 8);
+    words_.assign(lines_ * 8 + 8, 0);
   }
 
   [[nodiscard]] std::uint64_t bits() const { return lines_ * line_bits; }
@@ -179,8 +179,8 @@ class age_cuckoo {
     return p;
   }
   void prefetch(const place& p) const {
-    __builtin_prefetch(words_.get() + p.line1 * 8);
-    __builtin_prefetch(words_.get() + p.line2 * 8);
+    __builtin_prefetch(words_.data() + p.line1 * 8);
+    __builtin_prefetch(words_.data() + p.line2 * 8);
   }
 
   [[nodiscard]] bool may_contain_hash(std::uint64_t h) const { return probe(locate(h)); }
@@ -192,32 +192,40 @@ class age_cuckoo {
   result add(std::string_view key) { return add_place(locate(hash(key))); }
   result add_hash(std::uint64_t h) { return add_place(locate(h)); }
 
-  /// Batches of 16: hash, locate and prefetch both lines of each, then probe.
+  /// Batches: each item is hashed and located, and both its lines
+  /// prefetched, `ahead` items before it is probed or added.
+  static constexpr std::size_t ahead = 8;
   std::size_t may_contain_many(std::span<const std::string_view> keys, bool* out) const {
     std::size_t found = 0;
-    std::array<place, 16> ps{};
-    for (std::size_t i = 0; i < keys.size(); i += ps.size()) {
-      const std::size_t n = std::min(ps.size(), keys.size() - i);
-      for (std::size_t k = 0; k < n; ++k) {
-        ps[k] = locate(hash(keys[i + k]));
-        prefetch(ps[k]);
+    std::array<place, 16> ring{};
+    for (std::size_t i = 0; i < std::min(ahead, keys.size()); ++i) {
+      ring[i % ring.size()] = locate(hash(keys[i]));
+      prefetch(ring[i % ring.size()]);
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (i + ahead < keys.size()) {
+        place& next = ring[(i + ahead) % ring.size()];
+        next = locate(hash(keys[i + ahead]));
+        prefetch(next);
       }
-      for (std::size_t k = 0; k < n; ++k) {
-        out[i + k] = probe(ps[k]);
-        found += out[i + k] ? 1 : 0;
-      }
+      out[i] = probe(ring[i % ring.size()]);
+      found += out[i] ? 1 : 0;
     }
     return found;
   }
   void add_many(std::span<const std::string_view> keys, std::uint64_t* failed) {
-    std::array<place, 16> ps{};
-    for (std::size_t i = 0; i < keys.size(); i += ps.size()) {
-      const std::size_t n = std::min(ps.size(), keys.size() - i);
-      for (std::size_t k = 0; k < n; ++k) {
-        ps[k] = locate(hash(keys[i + k]));
-        prefetch(ps[k]);
+    std::array<place, 16> ring{};
+    for (std::size_t i = 0; i < std::min(ahead, keys.size()); ++i) {
+      ring[i % ring.size()] = locate(hash(keys[i]));
+      prefetch(ring[i % ring.size()]);
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (i + ahead < keys.size()) {
+        place& next = ring[(i + ahead) % ring.size()];
+        next = locate(hash(keys[i + ahead]));
+        prefetch(next);
       }
-      for (std::size_t k = 0; k < n; ++k) *failed += add_place(ps[k]) == result::failed ? 1 : 0;
+      *failed += add_place(ring[i % ring.size()]) == result::failed ? 1 : 0;
     }
   }
 
@@ -236,14 +244,14 @@ class age_cuckoo {
   }
   // An entry never crosses a line, so both words read are in its line.
   [[nodiscard]] std::uint64_t get(std::uint64_t at) const {
-    const std::uint64_t* w = words_.get();
+    const std::uint64_t* w = words_.data();
     const std::uint64_t s = at & 63;
     const std::uint64_t lo = w[at >> 6] >> s;
     const std::uint64_t hi = (w[(at + e_ - 1) >> 6] << 1) << (63 - s);
     return (lo | hi) & emask_;
   }
   void put(std::uint64_t at, std::uint64_t v) {
-    std::uint64_t* w = words_.get();
+    std::uint64_t* w = words_.data();
     const std::uint64_t s = at & 63;
     const std::uint64_t i = at >> 6;
     if (s + e_ <= 64) {
@@ -265,7 +273,7 @@ class age_cuckoo {
     std::uint32_t left = size_[j];
     for (;;) {
       const std::uint32_t n = std::min(left, per_window_);
-      const std::uint64_t* w = words_.get();
+      const std::uint64_t* w = words_.data();
       const std::uint64_t i = at >> 6, s = at & 63;
       const std::uint64_t x = (w[i] >> s) | ((w[std::min(i + 1, last_word)] << 1) << (63 - s));
       const std::uint64_t ones = ones_[n];
@@ -363,7 +371,10 @@ class age_cuckoo {
   std::array<std::uint64_t, 33> ones_{};  // ones_[n]: bit 0 of each of n fields
   std::array<std::uint32_t, 64> size_{}, start_{};
   std::uint64_t lines_ = 0;
-  std::unique_ptr<std::uint64_t[]> words_;
+  // Aligned to lines, and in huge pages when large, as the library's filters.
+  std::vector<std::uint64_t, ringbloom::detail::aligned_allocator<
+                                 std::uint64_t, ringbloom::detail::cache_line_bytes>>
+      words_;
   std::uint64_t cur_ = 0, stored_ = 0, evicted_ = 0;
   std::uint64_t kicks_ = 0, kicked_inserts_ = 0, long_kicked_inserts_ = 0;
   std::uint64_t rng_;  // the kicks' choices
