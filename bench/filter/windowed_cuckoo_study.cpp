@@ -32,7 +32,7 @@
 //   windowed_cuckoo_study stream  [N=1000000] [p=0.01] [g=8] [alpha=0.95] [f=0: from alpha]
 //                                 [layout=filled|aligned] [gens=28] [repeats=0.25]
 //                                 [burst=-1: generation with 2x the items] [policy=refuse|evict]
-//                                 [kicks=500] [seed=1]
+//                                 [kicks=500] [insert=walk|lookahead] [seed=1]
 //     one steady-state stream: per generation N / (g - 1) new items and
 //     `repeats` times as many re-adds of items from the last window; prints
 //     insert failures, false negatives inside the window, the rate of
@@ -97,6 +97,7 @@ class age_cuckoo {
     bool filled = true;                      // layout: fill each line (sizes b and b-1)
     std::uint32_t max_kicks = 500;
     bool evict_oldest = false;  // on a failed insert: forget the oldest entry of the pair
+    bool lookahead = false;     // try one level of breadth-first search before kicking
     std::uint64_t seed = 0;     // of the item hash
   };
   enum class result { refreshed, inserted, evicted, failed };
@@ -310,7 +311,42 @@ class age_cuckoo {
       ++stored_;
       return result::inserted;
     }
+    if (o_.lookahead && move_one(p)) return result::inserted;
     return kick(p);
+  }
+
+  // One level of breadth-first search before the random walk: the other
+  // buckets of the 2b residents are located and prefetched together, and the
+  // first with an empty slot takes its resident, whose slot takes the item.
+  // More lines (up to 2 + 2b), but fetched in parallel, not one after another.
+  bool move_one(const place& p) {
+    std::array<std::uint64_t, 2 * max_bucket> from{}, to_line{};
+    std::array<std::uint32_t, 2 * max_bucket> to_j{};
+    std::uint32_t n = 0;
+    for (int side = 0; side < 2; ++side) {
+      const std::uint64_t line = side == 0 ? p.line1 : p.line2;
+      const std::uint32_t j = side == 0 ? p.j1 : p.j2;
+      for (std::uint32_t k = 0; k < size_[j]; ++k, ++n) {
+        from[n] = offset(line, j, k);
+        alternate(get(from[n]) & fmax_, line, j, to_line[n], to_j[n]);
+        __builtin_prefetch(words_.data() + to_line[n] * 8);
+      }
+    }
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!in_bucket(0, to_line[i], to_j[i])) continue;  // fingerprint 0: an empty slot
+      for (std::uint32_t k = 0;; ++k) {
+        const std::uint64_t at = offset(to_line[i], to_j[i], k);
+        if ((get(at) & fmax_) == 0) {
+          put(at, get(from[i]));
+          put(from[i], tagged(p.fp));
+          ++stored_;
+          ++kicks_;
+          ++kicked_inserts_;
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   // Random-walk cuckoo insertion (Fan et al. 2014, Algorithm 1): swap the
@@ -422,6 +458,7 @@ age_cuckoo::options cuckoo_options(const args& a) {
   o.filled = a.str("layout", "filled") == "filled";
   o.max_kicks = static_cast<std::uint32_t>(a.num("kicks", 500));
   o.evict_oldest = a.str("policy", "refuse") == "evict";
+  o.lookahead = a.str("insert", "walk") == "lookahead";
   return o;
 }
 
