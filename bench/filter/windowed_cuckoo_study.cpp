@@ -812,7 +812,7 @@ int speed_mode(const args& a) {
       }));
     }
     s.resample();
-    for (int which = 0; which < 2; ++which) {
+    for (std::size_t which = 0; which < 2; ++which) {
       const auto& views = which == 0 ? s.member_views : s.stranger_views;
       const auto& cuckoo_views = which == 0 ? s.cuckoo_member_views : s.stranger_views;
       t[1 + which].ns[0].push_back(time_ns(sample, [&] {
