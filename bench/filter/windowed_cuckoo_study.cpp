@@ -114,9 +114,9 @@ class age_cuckoo {
   explicit age_cuckoo(const options& o) : o_(o), rng_(o.seed ^ 0x5eedULL) {
     path_.reserve(o.max_kicks);
     e_ = o.f + o.t;
-    if (o.f < 2 || o.t < 1 || e_ > 32 || o.b < 1 || o.b > max_bucket) {
+    if (o.f < 2 || o.t < 1 || o.t > o.f || e_ > 32 || o.b < 1 || o.b > max_bucket) {
       throw std::invalid_argument(
-          "entry of f + t bits: give f >= 2, t >= 1, f + t <= 32, b in 1..8");
+          "entry of f + t bits: give f >= 2, 1 <= t <= f, f + t <= 32, b in 1..8");
     }
     g_ = 1u << o.t;
     fmax_ = (std::uint64_t{1} << o.f) - 1;
@@ -164,14 +164,31 @@ class age_cuckoo {
   void begin_generation(std::uint64_t gen) {
     cur_ = gen;
     const std::uint64_t dead = gen & (g_ - 1);
+    const std::uint64_t tmask = (std::uint64_t{1} << o_.t) - 1;
+    std::uint64_t* w = words_.data();
+    // Word-parallel: floor(64 / e) entries at a time, as in_bucket reads
+    // them. A field is cleared when its tag equals `dead` (a zero-field
+    // test on the tags, shifted down by f, guarded by bit t) and its
+    // fingerprint is not 0 (bit f survives (fp | 2^f) - 1).
     for (std::uint64_t l = 0; l < lines_; ++l) {
-      for (std::uint32_t k = 0; k < entries_per_line_; ++k) {
+      const std::uint64_t last_word = l * 8 + 7;
+      for (std::uint32_t k = 0; k < entries_per_line_; k += per_window_) {
+        const std::uint32_t n = std::min(per_window_, entries_per_line_ - k);
         const std::uint64_t at = l * line_bits + std::uint64_t{k} * e_;
-        const std::uint64_t v = get(at);
-        if ((v & fmax_) != 0 && (v >> o_.f) == dead) {
-          put(at, 0);
-          --stored_;
-        }
+        const std::uint64_t i = at >> 6, s = at & 63;
+        const std::uint64_t i2 = std::min(i + 1, last_word);
+        const std::uint64_t x = (w[i] >> s) | ((w[i2] << 1) << (63 - s));
+        const std::uint64_t ones = ones_[n];
+        const std::uint64_t tags = ((x >> o_.f) & (tmask * ones)) ^ (dead * ones);
+        const std::uint64_t same_tag = ~((tags | (ones << o_.t)) - ones) & (ones << o_.t);
+        const std::uint64_t filled =
+            (((x & (fmax_ * ones)) | (ones << o_.f)) - ones) & (ones << o_.f);
+        const std::uint64_t match = (same_tag << (o_.f - o_.t)) & filled;  // bit f of each
+        if (match == 0) continue;
+        const std::uint64_t m = (match >> o_.f) * emask_;  // the matching fields, whole
+        w[i] &= ~(m << s);
+        if (i2 != i) w[i2] &= ~((m >> 1) >> (63 - s));
+        stored_ -= static_cast<std::uint64_t>(std::popcount(match));
       }
     }
   }
