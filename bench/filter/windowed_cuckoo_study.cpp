@@ -122,6 +122,7 @@ class age_cuckoo {
     fmax_ = (std::uint64_t{1} << o.f) - 1;
     emask_ = (std::uint64_t{1} << e_) - 1;
     per_window_ = 64 / e_;
+    inverse_e_ = (65536 + e_ - 1) / e_;
     for (std::uint32_t n = 1; n <= per_window_ && n < ones_.size(); ++n) {
       ones_[n] = ones_[n - 1] | (std::uint64_t{1} << ((n - 1) * e_));
     }
@@ -294,7 +295,8 @@ class age_cuckoo {
   // whole: d holds each entry's fingerprint xor fp; a field of d is zero
   // exactly when (d | 2^f) - 1 clears its bit f, the tag's lowest bit,
   // which keeps the subtraction inside the field.
-  [[nodiscard]] bool in_bucket(std::uint64_t fp, std::uint64_t line, std::uint32_t j) const {
+  static constexpr std::uint64_t none = ~std::uint64_t{0};
+  [[nodiscard]] std::uint64_t find(std::uint64_t fp, std::uint64_t line, std::uint32_t j) const {
     std::uint64_t at = offset(line, j, 0);
     const std::uint64_t last_word = line * 8 + 7;
     std::uint32_t left = size_[j];
@@ -306,11 +308,20 @@ class age_cuckoo {
       const std::uint64_t ones = ones_[n];
       const std::uint64_t guard = ones << o_.f;
       const std::uint64_t d = (x ^ (fp * ones)) & (fmax_ * ones);
-      if ((~((d | guard) - ones) & guard) != 0) return true;
+      const std::uint64_t z = ~((d | guard) - ones) & guard;
+      if (z != 0) {
+        // The field's index: floor(ctz / e) by a multiply (exact for ctz < 64).
+        const auto bit = static_cast<std::uint64_t>(std::countr_zero(z));
+        return at + ((bit * inverse_e_) >> 16) * e_;
+      }
       left -= n;
-      if (left == 0) return false;
+      if (left == 0) return none;
       at += std::uint64_t{n} * e_;
     }
+  }
+  /// Whether bucket (line, j) holds fp (fp 0: whether it has an empty slot).
+  [[nodiscard]] bool in_bucket(std::uint64_t fp, std::uint64_t line, std::uint32_t j) const {
+    return find(fp, line, j) != none;
   }
   [[nodiscard]] std::uint64_t tagged(std::uint64_t fp) const {
     return fp | ((cur_ & (g_ - 1)) << o_.f);
@@ -318,22 +329,16 @@ class age_cuckoo {
 
   result add_place(const place& p) {
     // A refresh when either bucket holds the fingerprint; else the first empty slot.
-    std::uint64_t empty = ~std::uint64_t{0};
-    for (int side = 0; side < 2; ++side) {
-      const std::uint64_t line = side == 0 ? p.line1 : p.line2;
-      const std::uint32_t j = side == 0 ? p.j1 : p.j2;
-      for (std::uint32_t k = 0; k < size_[j]; ++k) {
-        const std::uint64_t at = offset(line, j, k);
-        const std::uint64_t v = get(at) & fmax_;
-        if (v == p.fp) {
-          put(at, tagged(p.fp));
-          return result::refreshed;
-        }
-        if (v == 0 && empty == ~std::uint64_t{0}) empty = at;
-      }
+    std::uint64_t at = find(p.fp, p.line1, p.j1);
+    if (at == none) at = find(p.fp, p.line2, p.j2);
+    if (at != none) {
+      put(at, tagged(p.fp));
+      return result::refreshed;
     }
-    if (empty != ~std::uint64_t{0}) {
-      put(empty, tagged(p.fp));
+    at = find(0, p.line1, p.j1);
+    if (at == none) at = find(0, p.line2, p.j2);
+    if (at != none) {
+      put(at, tagged(p.fp));
       ++stored_;
       return result::inserted;
     }
@@ -393,16 +398,14 @@ class age_cuckoo {
       path_.push_back({at, victim});
       carry = victim;
       alternate(victim & fmax_, line, j, line, j);
-      for (std::uint32_t s = 0; s < size_[j]; ++s) {
-        const std::uint64_t to = offset(line, j, s);
-        if ((get(to) & fmax_) == 0) {
-          put(to, carry);
-          ++stored_;
-          kicks_ += n + 1;
-          ++kicked_inserts_;
-          long_kicked_inserts_ += n > 0 ? 1 : 0;
-          return result::inserted;
-        }
+      const std::uint64_t to = find(0, line, j);
+      if (to != none) {
+        put(to, carry);
+        ++stored_;
+        kicks_ += n + 1;
+        ++kicked_inserts_;
+        long_kicked_inserts_ += n > 0 ? 1 : 0;
+        return result::inserted;
       }
     }
     for (auto it = path_.rbegin(); it != path_.rend(); ++it) put(it->first, it->second);
@@ -430,6 +433,7 @@ class age_cuckoo {
   std::uint64_t fmax_ = 0, emask_ = 0;
   std::uint32_t entries_per_line_ = 0, buckets_per_line_ = 0;
   std::uint32_t per_window_ = 0;          // entries one 64-bit read covers
+  std::uint64_t inverse_e_ = 0;           // ceil(2^16 / e)
   std::array<std::uint64_t, 33> ones_{};  // ones_[n]: bit 0 of each of n fields
   std::array<std::uint32_t, 64> size_{}, start_{};
   std::uint64_t lines_ = 0;
