@@ -296,6 +296,10 @@ class age_cuckoo {
   // exactly when (d | 2^f) - 1 clears its bit f, the tag's lowest bit,
   // which keeps the subtraction inside the field.
   static constexpr std::uint64_t none = ~std::uint64_t{0};
+  /// The bit offset of bucket (line, j)'s first entry holding fp (fp 0: its
+  /// first empty slot), or `none`; with Where false only whether there is one
+  /// (not none), without computing the offset.
+  template <bool Where = true>
   [[nodiscard]] std::uint64_t find(std::uint64_t fp, std::uint64_t line, std::uint32_t j) const {
     std::uint64_t at = offset(line, j, 0);
     const std::uint64_t last_word = line * 8 + 7;
@@ -309,6 +313,7 @@ class age_cuckoo {
       const std::uint64_t guard = ones << o_.f;
       const std::uint64_t d = (x ^ (fp * ones)) & (fmax_ * ones);
       const std::uint64_t z = ~((d | guard) - ones) & guard;
+      if (!Where && z != 0) return 0;
       if (z != 0) {
         // The field's index: floor(ctz / e) by a multiply (exact for ctz < 64).
         const auto bit = static_cast<std::uint64_t>(std::countr_zero(z));
@@ -321,7 +326,7 @@ class age_cuckoo {
   }
   /// Whether bucket (line, j) holds fp (fp 0: whether it has an empty slot).
   [[nodiscard]] bool in_bucket(std::uint64_t fp, std::uint64_t line, std::uint32_t j) const {
-    return find(fp, line, j) != none;
+    return find<false>(fp, line, j) != none;
   }
   [[nodiscard]] std::uint64_t tagged(std::uint64_t fp) const {
     return fp | ((cur_ & (g_ - 1)) << o_.f);
