@@ -15,7 +15,8 @@
 //     inserted with partial-key cuckoo kicks (at most `max_kicks`), the
 //     alternate bucket computed from the bucket and the fingerprint alone;
 //   - may_contain(x): some entry of x's two buckets holds x's fingerprint
-//     (every stored entry is live: expired ones were cleared);
+//     (every stored entry is live: expired ones were cleared), compared
+//     64 bits (up to floor(64 / (f + t)) entries) at a time;
 //   - at each generation boundary one pass clears the entries tagged with
 //     the generation that leaves (the tag the new generation reuses).
 //   Packing: entries of f + t bits packed tightly inside each 64-byte line;
@@ -32,11 +33,13 @@
 //   windowed_cuckoo_study stream  [N=1000000] [p=0.01] [g=8] [alpha=0.95] [f=0: from alpha]
 //                                 [layout=filled|aligned] [gens=28] [repeats=0.25]
 //                                 [burst=-1: generation with 2x the items] [policy=refuse|evict]
-//                                 [kicks=500] [insert=walk|lookahead] [seed=1]
-//     one steady-state stream: per generation N / (g - 1) new items and
-//     `repeats` times as many re-adds of items from the last window; prints
-//     insert failures, false negatives inside the window, the rate of
-//     strangers and of expired items, peak load and bits per window item.
+//                                 [kicks=500] [insert=walk|lookahead] [seed=1: the stream's]
+//                                 [strangers=100000: per generation]
+//     one steady-state stream: per generation N / (g - 1) distinct items, a
+//     share `repeats` of them re-adds of items among the last 2N new ones
+//     (repeats=0: all new, the highest load); prints insert failures, false
+//     negatives inside the window, the rate of strangers and of expired
+//     items, peak load, bits per window item and how often inserts kick.
 //   windowed_cuckoo_study search  [N] [p] [g] [layout] [from=0.88] [step=0.01] [gens] [seeds=2]
 //     the highest alpha (in steps) whose streams never fail an insert, for
 //     `seeds` seeds, and the row of the study's table at that alpha.
