@@ -34,7 +34,7 @@
 //                                 [layout=filled|aligned] [gens=28] [repeats=0.25]
 //                                 [burst=-1: generation with 2x the items] [policy=refuse|evict]
 //                                 [kicks=500] [insert=walk|lookahead] [seed=1: the stream's]
-//                                 [strangers=100000: per generation]
+//                                 [strangers=100000: per generation] [hash_seed=0]
 //     one steady-state stream: per generation N / (g - 1) distinct items, a
 //     share `repeats` of them re-adds of items among the last 2N new ones
 //     (repeats=0: all new, the highest load); prints insert failures, false
@@ -497,6 +497,7 @@ age_cuckoo::options cuckoo_options(const args& a) {
   o.max_kicks = static_cast<std::uint32_t>(a.num("kicks", 500));
   o.evict_oldest = a.str("policy", "refuse") == "evict";
   o.lookahead = a.str("insert", "walk") == "lookahead";
+  o.seed = static_cast<std::uint64_t>(a.num("hash_seed", 0));
   return o;
 }
 
