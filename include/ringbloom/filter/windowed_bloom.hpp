@@ -100,6 +100,17 @@
 //   3, and within 3 lines the per-generation blocks are small and fill
 //   unevenly. So the memory goal is missed by 13% / 7% / 6%, and no layout
 //   of at most 3 lines found here does better.
+//   Outside generations of Bloom bits: a cuckoo table whose entries carry
+//   a fingerprint and a 3- or 4-bit generation tag was prototyped
+//   (docs/performance.md, "Windowed filter: a cuckoo table with age tags";
+//   bench/filter/windowed_cuckoo_study.cpp). It meets the memory goal
+//   (1.58x / 1.23x / 1.08x) but only at loads near 0.96, where an add kicks
+//   entries 4-5 times on average (7-11x the blocked filter's time, and 4 or
+//   more lines for 40% of adds), and it breaks the guarantee under a burst:
+//   a generation of twice its share refuses 37% of its items (or, evicting
+//   the oldest, forgets as many early). This filter takes the same burst
+//   with no false negative and a higher rate until the burst expires, so it
+//   stays the design.
 //
 // Speed (docs/performance.md, "Windowed filter"): a call costs fewer
 //   instructions than a blocked filter's (see "Why nibbles": lookup 162
