@@ -204,7 +204,7 @@ def test_bad_parameters_raise_value_error():
         ringbloom.BloomFilter.for_capacity(100, 0.01, hash="crc32")
     with pytest.raises(ValueError, match="seed"):
         ringbloom.BloomFilter.for_capacity(100, 0.01, kind="blocked", hash="sha256", seed=3)
-    # The default kind (blocked64) takes xxh3 only, and says which kind takes another hash.
+    # The default kind (fast) takes xxh3 only, and says which kind takes another hash.
     with pytest.raises(ValueError, match="use the blocked kind for another hash"):
         ringbloom.BloomFilter.for_capacity(100, 0.01, hash="sha256")
     with pytest.raises(ValueError, match="too large"):
@@ -394,8 +394,13 @@ def test_details_are_the_kinds_own_facts():
     assert d["static"] is True and d["slots"] * 8 == fuse.bits
 
 
-def test_default_kind_is_blocked64():
+def test_default_kind_is_fast():
     # The fastest blocked kind is what a caller gets without kind=.
-    assert ringbloom.BloomFilter.for_capacity(1000, 0.01).kind == "blocked64"
-    assert ringbloom.BloomFilter(4096, 6).kind == "blocked64"
-    assert ringbloom.size_for(1000, 0.01) == ringbloom.size_for(1000, 0.01, kind="blocked64")
+    assert ringbloom.BloomFilter.for_capacity(1000, 0.01).kind == "fast"
+    assert ringbloom.BloomFilter(4096, 8).kind == "fast"
+    assert ringbloom.size_for(1000, 0.01) == ringbloom.size_for(1000, 0.01, kind="fast")
+    assert ringbloom.fpr_for(1000, 10240, 8) == ringbloom.fpr_for(1000, 10240, 8, kind="fast")
+    # Its k is 8 or 16: another k given without a kind is refused, and the
+    # message says what to give.
+    with pytest.raises(ValueError, match="8 or 16"):
+        ringbloom.BloomFilter(4096, 6)

@@ -47,7 +47,7 @@ TEST(FilterKind, NamesAndCodesAreStable) {
   EXPECT_EQ(static_cast<int>(filter_kind::fuse8_4wise), 9);
   EXPECT_EQ(static_cast<int>(filter_kind::fast), 10);
   EXPECT_EQ(filter_kind_name(filter_kind::fuse8_4wise), "fuse8-4wise");
-  EXPECT_EQ(default_filter_kind, filter_kind::blocked64);
+  EXPECT_EQ(default_filter_kind, filter_kind::fast);
   EXPECT_FALSE(filter_kind_from_code(0).has_value());
   EXPECT_FALSE(filter_kind_from_code(11).has_value());
   EXPECT_FALSE(find_filter_kind("Blocked").has_value());
@@ -61,7 +61,7 @@ TEST(FilterKind, ParseRefusesUnknownNamesWithTheChoices) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(
         e.what(),
-        "unknown filter kind 'cuckoo'; use one of blocked64 (the default), fast, blocked1024, "
+        "unknown filter kind 'cuckoo'; use one of fast (the default), blocked64, blocked1024, "
         "blocked, classic, counting, scalable, fuse8, fuse16, fuse8-4wise");
   }
 }

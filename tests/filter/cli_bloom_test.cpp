@@ -215,12 +215,12 @@ TEST(CliBloomCreate, SummaryLineNamesKindSizeAndMemory) {
   EXPECT_TRUE(fs::exists(dir.file("f.rbf")));
 }
 
-TEST(CliBloomCreate, DefaultKindIsBlocked64WithXxh3) {
+TEST(CliBloomCreate, DefaultKindIsFastWithXxh3) {
   temp_dir dir;
   const std::string file = dir.file("f.rbf");
   const json doc = parse_json(
       expect_exit(0, {"create", file, "--capacity", "1000", "--fpr", "0.01", "--json"}).out);
-  EXPECT_EQ(doc["kind"], "blocked64");
+  EXPECT_EQ(doc["kind"], "fast");
   EXPECT_EQ(doc["hash"], "xxh3");
   EXPECT_EQ(doc["file"], file);
   EXPECT_EQ(doc["capacity"], 1000);
@@ -323,7 +323,7 @@ TEST(CliBloomCreate, RefusesToOverwriteWithoutForce) {
   temp_dir dir;
   const std::string file = german_filter(dir);
   const std::string before = read_bytes(file);
-  expect_error(2, {"create", file, "--bits", "1024", "--hashes", "3"}, "--force");
+  expect_error(2, {"create", file, "--bits", "1024", "--hashes", "8"}, "--force");
   EXPECT_EQ(read_bytes(file), before) << "the existing filter was touched";
 
   expect_exit(0,
@@ -355,9 +355,9 @@ TEST(CliBloomCreate, RefusesBadSizesKindsAndHashes) {
                {"create", f, "--bits", "100", "--hashes", "3", "--kind", "blocked", "--hash",
                 "sha256", "--seed", "5"},
                "seed");
-  // The default kind (blocked64) hashes with xxh3 only; the error names the kind that takes
+  // The default kind (fast) hashes with xxh3 only; the error names the kind that takes
   // another hash.
-  expect_error(2, {"create", f, "--bits", "512", "--hashes", "3", "--hash", "sha256"},
+  expect_error(2, {"create", f, "--bits", "512", "--hashes", "8", "--hash", "sha256"},
                "use the blocked kind for another hash");
   expect_error(2, {"create"}, "file");
   EXPECT_FALSE(fs::exists(f)) << "a refused create wrote a file";
@@ -365,7 +365,7 @@ TEST(CliBloomCreate, RefusesBadSizesKindsAndHashes) {
 
 TEST(CliBloomCreate, UnwritableDirectoryIsAnIoError) {
   temp_dir dir;
-  expect_error(3, {"create", dir.file("no/such/dir/f.rbf"), "--bits", "64", "--hashes", "2"},
+  expect_error(3, {"create", dir.file("no/such/dir/f.rbf"), "--bits", "512", "--hashes", "8"},
                "no/such/dir");
 }
 
@@ -414,7 +414,7 @@ TEST(CliBloomAdd, CrLfLinesAndEmptyInput) {
 TEST(CliBloomAdd, ItemsThatLookLikeOptionsAfterDoubleDash) {
   temp_dir dir;
   const std::string file = dir.file("f.rbf");
-  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "3"});
+  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "8"});
   expect_exit(0, {"add", file, "--", "--json", "-x"});
   expect_exit(0, {"check", file, "--", "--json", "-x"});
   EXPECT_EQ(info(file)["items"], 2);
@@ -597,7 +597,7 @@ TEST(CliBloomCheck, ExplainBlockedPositionsShareOneBlock) {
 TEST(CliBloomCheck, ExplainTextListsTheZeroBits) {
   temp_dir dir;
   const std::string file = dir.file("b.rbf");
-  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "5"});
+  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "8"});
   expect_exit(0, {"add", file, "anna"});
   const json doc = parse_json(expect_exit(1, {"check", file, "zora", "--explain", "--json"}).out);
   std::vector<std::string> zeros;

@@ -370,8 +370,8 @@ struct filter_kind_list {
 
 /// THE TABLE: every filter kind, in the order users see them (help texts,
 /// error messages, filter_kinds()). One line per kind.
-using filter_kind_table = filter_kind_list<blocked64_bloom_filter,    // blocked64 (the default)
-                                           fast_bloom_filter,         // fast
+using filter_kind_table = filter_kind_list<fast_bloom_filter,         // fast (the default)
+                                           blocked64_bloom_filter,    // blocked64
                                            blocked1024_bloom_filter,  // blocked1024
                                            blocked_bloom_filter,      // blocked
                                            bloom_filter,              // classic
@@ -444,8 +444,8 @@ inline constexpr auto kind_infos = make_kind_infos();
 
 /// The kinds for a front end's help, in the table's order: each mutable kind
 /// with "default" and its summary in parentheses, then the static kinds:
-/// "blocked64 (default; the fastest: ...), ..., or, with --from, the static
-/// fuse8, fuse16, ...".
+/// "fast (default; the fastest adds and lookups: ...), ..., or, with --from,
+/// the static fuse8, fuse16, ...".
 [[nodiscard]] std::string filter_kinds_help();
 
 /// The (bits, hashes) of the smallest filter of `kind` for `capacity` items
