@@ -347,9 +347,9 @@ void add_create(CLI::App& bloom) {
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   set_example(*cmd,
               "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01\n"
-              "  ringbloom bloom create hot.rbf --kind blocked64 --capacity 1000000 --fpr 0.01\n"
-              "  ringbloom bloom create dense.rbf --kind blocked1024 --capacity 1000000 --fpr "
-              "0.01\n"
+              "  ringbloom bloom create dense.rbf --kind densest --capacity 1000000 --fpr 0.01\n"
+              "  ringbloom bloom create lesson.rbf --kind textbook --bits 16 --hashes 2 --hash "
+              "sha256\n"
               "  ringbloom bloom create sstable-7.rbf --kind fuse8 --from keys.txt\n"
               "  ringbloom bloom create clicks.rbw --window 600 --capacity 100000 --fpr 0.01");
   cmd->callback([o] {

@@ -319,7 +319,9 @@ k = 8 or 16), "blocked64" (k bits anywhere in a 512-bit block: a lower rate
 in the same memory, any k up to 16), "blocked1024" (the densest: 1024-bit
 blocks, fewer bits for the same rate, two cache lines a lookup), "blocked"
 (blocked64's layout placed by a 128-bit hash, for a hash other than xxh3),
-"classic", "counting" or "scalable", all created empty; or a static "fuse8" / "fuse16" /
+"classic", "counting" or "scalable", all created empty; kind= also takes the
+roles "default" (fast), "densest" (blocked1024) and "textbook" (classic), and
+the filter then says the kind's own name; or a static "fuse8" / "fuse16" /
 "fuse8-4wise" filter built once from its whole key set (BloomFilter.build),
 which takes no change after. Answers "definitely not" (False) or "maybe"
 (True); never a false negative. Items are str (hashed as UTF-8) or bytes: "a"

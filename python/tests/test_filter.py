@@ -394,6 +394,20 @@ def test_details_are_the_kinds_own_facts():
     assert d["static"] is True and d["slots"] * 8 == fuse.bits
 
 
+def test_role_names_make_their_kinds_and_the_filter_says_its_kind():
+    dense = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="densest")
+    assert dense.kind == "blocked1024"
+    assert repr(dense).startswith("BloomFilter(kind='blocked1024'")
+    assert ringbloom.size_for(1000, 0.01, kind="densest") == ringbloom.size_for(
+        1000, 0.01, kind="blocked1024"
+    )
+    lesson = ringbloom.BloomFilter(16, 2, kind="textbook", hash="sha256")
+    assert lesson.kind == "classic"
+    assert ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="default").kind == "fast"
+    with pytest.raises(ValueError, match=r"choose default \(fast\), densest \(blocked1024\)"):
+        ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="Densest")
+
+
 def test_default_kind_is_fast():
     # The fastest blocked kind is what a caller gets without kind=.
     assert ringbloom.BloomFilter.for_capacity(1000, 0.01).kind == "fast"

@@ -319,6 +319,38 @@ TEST(CliBloomCreate, SeedIsRecordedAndChangesPositions) {
   EXPECT_NE(a[0]["positions"], b[0]["positions"]);
 }
 
+// A user picks a role (default, densest, textbook); the file records, and
+// info shows, the kind that plays it.
+TEST(CliBloomCreate, RoleNamesMakeTheirKindAndInfoShowsTheKind) {
+  temp_dir dir;
+  const std::string dense = dir.file("dense.rbf");
+  const json made = parse_json(expect_exit(0, {"create", dense, "--kind", "densest", "--capacity",
+                                               "1000", "--fpr", "0.01", "--json"})
+                                   .out);
+  EXPECT_EQ(made["kind"], "blocked1024");
+  EXPECT_EQ(made["bits"].get<std::uint64_t>() % 1024, 0u);
+  EXPECT_EQ(info(dense)["kind"], "blocked1024");
+  EXPECT_THAT(expect_exit(0, {"info", dense}).out, HasSubstr("kind            blocked1024\n"));
+
+  const std::string lesson = dir.file("lesson.rbf");
+  expect_exit(0, {"create", lesson, "--kind", "textbook", "--bits", "16", "--hashes", "2", "--hash",
+                  "sha256"});
+  EXPECT_EQ(info(lesson)["kind"], "classic");
+  const std::string plain = dir.file("plain.rbf");
+  expect_exit(0, {"create", plain, "--kind", "default", "--capacity", "1000", "--fpr", "0.01"});
+  EXPECT_EQ(info(plain)["kind"], "fast");
+
+  // An unknown name is refused with the roles and the kinds to choose from.
+  expect_error(
+      2,
+      {"create", dir.file("bad.rbf"), "--kind", "fastest", "--capacity", "1000", "--fpr", "0.01"},
+      "unknown filter kind 'fastest'; choose default (fast), densest (blocked1024) or "
+      "textbook (classic), or one of the kinds fast, blocked64");
+  EXPECT_FALSE(fs::exists(dir.file("bad.rbf")));
+  // The help offers the roles first.
+  EXPECT_THAT(expect_exit(0, {"create", "--help"}).out, HasSubstr("A role: default (fast"));
+}
+
 TEST(CliBloomCreate, RefusesToOverwriteWithoutForce) {
   temp_dir dir;
   const std::string file = german_filter(dir);

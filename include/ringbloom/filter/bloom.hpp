@@ -114,11 +114,13 @@ inline constexpr filter_kind default_filter_kind = filter_kind::fast;
 /// "fuse8", "fuse16", "blocked64", "blocked1024", "fuse8-4wise", "fast").
 [[nodiscard]] std::string_view filter_kind_name(filter_kind kind) noexcept;
 
-/// The kind with that name, or nothing. Names are exact and lower case.
+/// The kind with that name, or the kind that plays the role of that name
+/// ("default", "densest", "textbook": filter_roles in filter_kinds.hpp), or
+/// nothing. Names are exact and lower case.
 [[nodiscard]] std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept;
 
-/// Like find_filter_kind, but throws std::invalid_argument naming the known
-/// kinds when `name` is not one of them.
+/// Like find_filter_kind, but throws std::invalid_argument naming the roles
+/// and the known kinds when `name` is neither.
 [[nodiscard]] filter_kind parse_filter_kind(std::string_view name);
 
 /// The kind with that numeric code (as stored in files), or nothing.
