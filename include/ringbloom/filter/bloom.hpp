@@ -13,7 +13,10 @@
 //               probability close to (1 - e^(-kn/m))^k after n additions;
 //               stats().expected_fpr gives that rate for the actual bits.
 //
-// The kinds (each in its own header; docs/bloom.md says how to choose):
+// The kinds (each in its own header; docs/bloom.md says how to choose). Most
+// users choose a role instead: "default" (fast), "densest" (blocked1024) or
+// "textbook" (classic), names that parse_filter_kind accepts (filter_roles in
+// filter_kinds.hpp).
 //
 //   kind       header                          use it when
 //   ---------  ------------------------------  --------------------------------
