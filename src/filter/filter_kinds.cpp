@@ -318,6 +318,17 @@ double filter_kind_row<fast_bloom_filter>::fpr_for(double items, std::uint64_t b
   return hash64_row<fast_bloom_filter>::fpr_for(items, bits, hashes);
 }
 fast_bloom_filter filter_kind_row<fast_bloom_filter>::make(const filter_spec& spec) {
+  // A size given as (bits, hashes) that suits another kind: as the default,
+  // fast is what a caller gets without naming a kind, so say which kinds
+  // take that k (the constructor's own message knows only this kind).
+  if (spec.capacity == 0 && spec.hashes != 8 && spec.hashes != 16) {
+    throw std::invalid_argument(fmt::format(
+        "a fast filter{} sets 8 or 16 bits per item (one or two in each 64-bit word of its "
+        "block), not {}; give --hashes 8 or 16, size it by capacity and rate, or choose a kind "
+        "that takes {} hashes (blocked64 takes 1 to {}, textbook up to {})",
+        default_filter_kind == filter_kind::fast ? " (the default kind)" : "", spec.hashes,
+        spec.hashes, max_blocked_hashes, max_filter_hashes));
+  }
   return hash64_row<fast_bloom_filter>::make(spec);
 }
 fast_bloom_filter filter_kind_row<fast_bloom_filter>::load(const detail::filter_payload& in) {

@@ -387,6 +387,10 @@ TEST(CliBloomCreate, RefusesBadSizesKindsAndHashes) {
                {"create", f, "--bits", "100", "--hashes", "3", "--kind", "blocked", "--hash",
                 "sha256", "--seed", "5"},
                "seed");
+  // The default kind (fast) sets 8 or 16 bits per item; another k names the kinds that take it.
+  expect_error(2, {"create", f, "--bits", "10000", "--hashes", "7"},
+               "not 7; give --hashes 8 or 16, size it by capacity and rate, or choose a kind that "
+               "takes 7 hashes (blocked64 takes 1 to 16");
   // The default kind (fast) hashes with xxh3 only; the error names the kind that takes
   // another hash.
   expect_error(2, {"create", f, "--bits", "512", "--hashes", "8", "--hash", "sha256"},
