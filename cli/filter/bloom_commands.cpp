@@ -329,11 +329,11 @@ void add_create(CLI::App& bloom) {
   o->bits_opt =
       add_number_option(*cmd, "--bits", o->bits, between<std::uint64_t>(1, max_filter_bits),
                         "Explicit size m in bits (counters for counting filters)",
-                        "for a 1% rate use about 10 bits per item and 7 hashes");
+                        "for a 1% rate use about 10 bits per item and 8 hashes");
   o->hashes_opt =
       add_number_option(*cmd, "--hashes", o->hashes, between<std::uint32_t>(1, max_filter_hashes),
                         "Explicit number k of hashes (with --bits)",
-                        "for a 1% rate use about 10 bits per item and 7 hashes");
+                        "for a 1% rate use about 10 bits per item and 8 hashes");
   o->kind_opt = cmd->add_option("--kind", o->kind, filter_kinds_help());
   o->from_opt = cmd->add_option(
       "--from", o->from,
@@ -347,9 +347,9 @@ void add_create(CLI::App& bloom) {
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   set_example(*cmd,
               "ringbloom bloom create seen.rbf --capacity 1000000 --fpr 0.01\n"
-              "  ringbloom bloom create hot.rbf --kind blocked64 --capacity 1000000 --fpr 0.01\n"
-              "  ringbloom bloom create dense.rbf --kind blocked1024 --capacity 1000000 --fpr "
-              "0.01\n"
+              "  ringbloom bloom create dense.rbf --kind densest --capacity 1000000 --fpr 0.01\n"
+              "  ringbloom bloom create lesson.rbf --kind textbook --bits 16 --hashes 2 --hash "
+              "sha256\n"
               "  ringbloom bloom create sstable-7.rbf --kind fuse8 --from keys.txt\n"
               "  ringbloom bloom create clicks.rbw --window 600 --capacity 100000 --fpr 0.01");
   cmd->callback([o] {

@@ -27,8 +27,8 @@ class DataError(ValueError):
 def hash64(data: Item, hash: str = "xxh3", seed: int = 0) -> int: ...
 def jump_hash(key: int, buckets: int) -> int: ...
 def jump_hash_many(keys: npt.NDArray[np.uint64], buckets: int) -> npt.NDArray[np.uint32]: ...
-def size_for(capacity: int, fpr: float, kind: str = "blocked64") -> tuple[int, int]: ...
-def fpr_for(items: float, bits: int, hashes: int, kind: str = "blocked64") -> float: ...
+def size_for(capacity: int, fpr: float, kind: str = "fast") -> tuple[int, int]: ...
+def fpr_for(items: float, bits: int, hashes: int, kind: str = "fast") -> float: ...
 
 class MovedRange:
     @property
@@ -149,7 +149,7 @@ class BloomFilter:
         self,
         bits: int,
         hashes: int,
-        kind: str = "blocked64",
+        kind: str = "fast",
         hash: str = "xxh3",
         seed: int = 0,
         growth: int = 2,
@@ -159,7 +159,7 @@ class BloomFilter:
     def for_capacity(
         capacity: int,
         fpr: float,
-        kind: str = "blocked64",
+        kind: str = "fast",
         hash: str = "xxh3",
         seed: int = 0,
         growth: int = 2,

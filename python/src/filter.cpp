@@ -313,12 +313,15 @@ void bind_filter(py::module_& m) {
   bind_stats(m);
   bind_sizing(m);
   py::class_<py_filter>(m, "BloomFilter", R"doc(
-A Bloom filter of any kind: "blocked64" (the default: 512-bit blocks, one
-cache line a lookup), "fast" (the fastest adds and lookups: one bit per 64-bit
-word of a 512-bit block, 2% more bits for the same rate), "blocked1024" (the densest: 1024-bit blocks,
-fewer bits for the same rate, two cache lines a lookup), "blocked" (the same
-layout placed by a 128-bit hash, for a hash other than xxh3), "classic",
-"counting" or "scalable", all created empty; or a static "fuse8" / "fuse16" /
+A Bloom filter of any kind: "fast" (the default: the fastest adds and
+lookups, one bit per 64-bit word of a 512-bit block, one cache line a lookup,
+k = 8 or 16), "blocked64" (k bits anywhere in a 512-bit block: a lower rate
+in the same memory, any k up to 16), "blocked1024" (the densest: 1024-bit
+blocks, fewer bits for the same rate, two cache lines a lookup), "blocked"
+(blocked64's layout placed by a 128-bit hash, for a hash other than xxh3),
+"classic", "counting" or "scalable", all created empty; kind= also takes the
+roles "default" (fast), "densest" (blocked1024) and "textbook" (classic), and
+the filter then says the kind's own name; or a static "fuse8" / "fuse16" /
 "fuse8-4wise" filter built once from its whole key set (BloomFilter.build),
 which takes no change after. Answers "definitely not" (False) or "maybe"
 (True); never a false negative. Items are str (hashed as UTF-8) or bytes: "a"
@@ -448,7 +451,8 @@ and b"a" are the same item. Files are those of the CLI and the C++ library.
             return result;
           },
           "A copy of the bit array as uint64 words: bit p is bit p % 64 of word p // 64 "
-          "(classic, blocked, blocked64, blocked1024); counter p is bits 4 (p % 16) .. +3 of word "
+          "(classic, blocked, blocked64, blocked1024, fast); counter p is bits 4 (p % 16) .. +3 of "
+          "word "
           "p // 16 "
           "(counting).")
       .def(

@@ -204,7 +204,7 @@ def test_bad_parameters_raise_value_error():
         ringbloom.BloomFilter.for_capacity(100, 0.01, hash="crc32")
     with pytest.raises(ValueError, match="seed"):
         ringbloom.BloomFilter.for_capacity(100, 0.01, kind="blocked", hash="sha256", seed=3)
-    # The default kind (blocked64) takes xxh3 only, and says which kind takes another hash.
+    # The default kind (fast) takes xxh3 only, and says which kind takes another hash.
     with pytest.raises(ValueError, match="use the blocked kind for another hash"):
         ringbloom.BloomFilter.for_capacity(100, 0.01, hash="sha256")
     with pytest.raises(ValueError, match="too large"):
@@ -394,8 +394,27 @@ def test_details_are_the_kinds_own_facts():
     assert d["static"] is True and d["slots"] * 8 == fuse.bits
 
 
-def test_default_kind_is_blocked64():
+def test_role_names_make_their_kinds_and_the_filter_says_its_kind():
+    dense = ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="densest")
+    assert dense.kind == "blocked1024"
+    assert repr(dense).startswith("BloomFilter(kind='blocked1024'")
+    assert ringbloom.size_for(1000, 0.01, kind="densest") == ringbloom.size_for(
+        1000, 0.01, kind="blocked1024"
+    )
+    lesson = ringbloom.BloomFilter(16, 2, kind="textbook", hash="sha256")
+    assert lesson.kind == "classic"
+    assert ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="default").kind == "fast"
+    with pytest.raises(ValueError, match=r"choose default \(fast\), densest \(blocked1024\)"):
+        ringbloom.BloomFilter.for_capacity(1000, 0.01, kind="Densest")
+
+
+def test_default_kind_is_fast():
     # The fastest blocked kind is what a caller gets without kind=.
-    assert ringbloom.BloomFilter.for_capacity(1000, 0.01).kind == "blocked64"
-    assert ringbloom.BloomFilter(4096, 6).kind == "blocked64"
-    assert ringbloom.size_for(1000, 0.01) == ringbloom.size_for(1000, 0.01, kind="blocked64")
+    assert ringbloom.BloomFilter.for_capacity(1000, 0.01).kind == "fast"
+    assert ringbloom.BloomFilter(4096, 8).kind == "fast"
+    assert ringbloom.size_for(1000, 0.01) == ringbloom.size_for(1000, 0.01, kind="fast")
+    assert ringbloom.fpr_for(1000, 10240, 8) == ringbloom.fpr_for(1000, 10240, 8, kind="fast")
+    # Its k is 8 or 16: another k given without a kind is refused, and the
+    # message says what to give.
+    with pytest.raises(ValueError, match="8 or 16"):
+        ringbloom.BloomFilter(4096, 6)

@@ -61,8 +61,8 @@ def test_adders_and_readers_at_once_never_lose_an_item():
 
 
 def test_set_operations_between_threads_do_not_deadlock():
-    a = ringbloom.BloomFilter(1 << 16, 4)
-    b = ringbloom.BloomFilter(1 << 16, 4)
+    a = ringbloom.BloomFilter(1 << 16, 8)
+    b = ringbloom.BloomFilter(1 << 16, 8)
     a.add("a")
     b.add("b")
 

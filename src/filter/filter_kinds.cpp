@@ -31,8 +31,25 @@ std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept {
   for (const auto& info : filter_kinds()) {
     if (info.name == name) return info.kind;
   }
+  for (const filter_role& role : filter_roles) {
+    if (role.name == name) return role.kind;
+  }
   return std::nullopt;
 }
+
+namespace {
+
+// "default (fast), densest (blocked1024) or textbook (classic)".
+std::string role_list() {
+  std::string roles;
+  for (std::size_t i = 0; i < filter_roles.size(); ++i) {
+    roles += i == 0 ? "" : (i + 1 == filter_roles.size() ? " or " : ", ");
+    roles += fmt::format("{} ({})", filter_roles[i].name, filter_kind_name(filter_roles[i].kind));
+  }
+  return roles;
+}
+
+}  // namespace
 
 filter_kind parse_filter_kind(std::string_view name) {
   if (auto kind = find_filter_kind(name)) return *kind;
@@ -40,10 +57,10 @@ filter_kind parse_filter_kind(std::string_view name) {
   for (const auto& info : filter_kinds()) {
     known += known.empty() ? "" : ", ";
     known += info.name;
-    if (info.kind == default_filter_kind) known += " (the default)";
   }
   throw std::invalid_argument(
-      fmt::format("unknown filter kind '{}'; use one of {}", printable(name), known));
+      fmt::format("unknown filter kind '{}'; choose {}, or one of the kinds {}", printable(name),
+                  role_list(), known));
 }
 
 std::optional<filter_kind> filter_kind_from_code(std::uint8_t code) noexcept {
@@ -80,7 +97,7 @@ std::string filter_kind_names(bool filter_kind_info::*flag) {
 }
 
 std::string filter_kinds_help() {
-  std::string help;
+  std::string kinds;
   std::string statics;
   for (const filter_kind_info& k : filter_kinds()) {
     if (k.is_static) {
@@ -88,11 +105,12 @@ std::string filter_kinds_help() {
       if (!k.summary.empty()) statics += fmt::format(" ({})", k.summary);
       continue;
     }
-    help += fmt::format("{}{}", help.empty() ? "" : ", ", k.name);
-    std::string note = k.kind == default_filter_kind ? "default" : "";
+    kinds += fmt::format("{}{}", kinds.empty() ? "" : ", ", k.name);
+    std::string note(k.role);
     if (!k.summary.empty()) note += fmt::format("{}{}", note.empty() ? "" : "; ", k.summary);
-    if (!note.empty()) help += fmt::format(" ({})", note);
+    if (!note.empty()) kinds += fmt::format(" ({})", note);
   }
+  std::string help = fmt::format("A role: {}; or a kind: {}", role_list(), kinds);
   if (!statics.empty()) help += fmt::format(", or, with --from, the static {}", statics);
   return help;
 }
@@ -300,6 +318,17 @@ double filter_kind_row<fast_bloom_filter>::fpr_for(double items, std::uint64_t b
   return hash64_row<fast_bloom_filter>::fpr_for(items, bits, hashes);
 }
 fast_bloom_filter filter_kind_row<fast_bloom_filter>::make(const filter_spec& spec) {
+  // A size given as (bits, hashes) that suits another kind: as the default,
+  // fast is what a caller gets without naming a kind, so say which kinds
+  // take that k (the constructor's own message knows only this kind).
+  if (spec.capacity == 0 && spec.hashes != 8 && spec.hashes != 16) {
+    throw std::invalid_argument(fmt::format(
+        "a fast filter{} sets 8 or 16 bits per item (one or two in each 64-bit word of its "
+        "block), not {}; give --hashes 8 or 16, size it by capacity and rate, or choose a kind "
+        "that takes {} hashes (blocked64 takes 1 to {}, textbook up to {})",
+        default_filter_kind == filter_kind::fast ? " (the default kind)" : "", spec.hashes,
+        spec.hashes, max_blocked_hashes, max_filter_hashes));
+  }
   return hash64_row<fast_bloom_filter>::make(spec);
 }
 fast_bloom_filter filter_kind_row<fast_bloom_filter>::load(const detail::filter_payload& in) {

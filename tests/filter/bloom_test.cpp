@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "ringbloom/filter/any_filter.hpp"
+
 namespace ringbloom {
 namespace {
 
@@ -47,7 +49,7 @@ TEST(FilterKind, NamesAndCodesAreStable) {
   EXPECT_EQ(static_cast<int>(filter_kind::fuse8_4wise), 9);
   EXPECT_EQ(static_cast<int>(filter_kind::fast), 10);
   EXPECT_EQ(filter_kind_name(filter_kind::fuse8_4wise), "fuse8-4wise");
-  EXPECT_EQ(default_filter_kind, filter_kind::blocked64);
+  EXPECT_EQ(default_filter_kind, filter_kind::fast);
   EXPECT_FALSE(filter_kind_from_code(0).has_value());
   EXPECT_FALSE(filter_kind_from_code(11).has_value());
   EXPECT_FALSE(find_filter_kind("Blocked").has_value());
@@ -61,9 +63,35 @@ TEST(FilterKind, ParseRefusesUnknownNamesWithTheChoices) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(
         e.what(),
-        "unknown filter kind 'cuckoo'; use one of blocked64 (the default), fast, blocked1024, "
-        "blocked, classic, counting, scalable, fuse8, fuse16, fuse8-4wise");
+        "unknown filter kind 'cuckoo'; choose default (fast), densest (blocked1024) or textbook "
+        "(classic), or one of the kinds fast, blocked64, blocked1024, blocked, classic, counting, "
+        "scalable, fuse8, fuse16, fuse8-4wise");
   }
+}
+
+TEST(FilterKind, RoleNamesStandForTheKindsThatPlayThem) {
+  EXPECT_EQ(parse_filter_kind("default"), default_filter_kind);
+  EXPECT_EQ(parse_filter_kind("densest"), filter_kind::blocked1024);
+  EXPECT_EQ(parse_filter_kind("textbook"), filter_kind::classic);
+  EXPECT_EQ(find_filter_kind("densest"), filter_kind::blocked1024);
+  EXPECT_FALSE(find_filter_kind("Densest").has_value()) << "role names are exact, as kind names";
+  // A role is a name, not a kind: what a filter made by role says it is is
+  // the kind's own name, and the kind knows the role it plays.
+  EXPECT_EQ(filter_kind_name(parse_filter_kind("densest")), "blocked1024");
+  EXPECT_EQ(filter_kind_of(filter_kind::blocked1024).role, "densest");
+  EXPECT_EQ(filter_kind_of(default_filter_kind).role, "default");
+  EXPECT_EQ(filter_kind_of(filter_kind::blocked64).role, "");
+  // No role shadows a kind's name, and each role's kind is in the table.
+  for (const filter_role& role : filter_roles) {
+    for (const filter_kind_info& k : filter_kinds()) EXPECT_NE(role.name, k.name);
+    EXPECT_FALSE(is_static_kind(role.kind)) << role.name;
+    EXPECT_EQ(filter_kind_name(role.kind), filter_kind_name(*find_filter_kind(role.name)));
+  }
+  filter_spec spec;
+  spec.kind = parse_filter_kind("textbook");
+  spec.capacity = 1000;
+  spec.fpr = 0.01;
+  EXPECT_EQ(make_filter(spec).kind(), filter_kind::classic);
 }
 
 // --- bloom_math ---------------------------------------------------------------

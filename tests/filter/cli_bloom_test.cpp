@@ -215,12 +215,12 @@ TEST(CliBloomCreate, SummaryLineNamesKindSizeAndMemory) {
   EXPECT_TRUE(fs::exists(dir.file("f.rbf")));
 }
 
-TEST(CliBloomCreate, DefaultKindIsBlocked64WithXxh3) {
+TEST(CliBloomCreate, DefaultKindIsFastWithXxh3) {
   temp_dir dir;
   const std::string file = dir.file("f.rbf");
   const json doc = parse_json(
       expect_exit(0, {"create", file, "--capacity", "1000", "--fpr", "0.01", "--json"}).out);
-  EXPECT_EQ(doc["kind"], "blocked64");
+  EXPECT_EQ(doc["kind"], "fast");
   EXPECT_EQ(doc["hash"], "xxh3");
   EXPECT_EQ(doc["file"], file);
   EXPECT_EQ(doc["capacity"], 1000);
@@ -319,11 +319,43 @@ TEST(CliBloomCreate, SeedIsRecordedAndChangesPositions) {
   EXPECT_NE(a[0]["positions"], b[0]["positions"]);
 }
 
+// A user picks a role (default, densest, textbook); the file records, and
+// info shows, the kind that plays it.
+TEST(CliBloomCreate, RoleNamesMakeTheirKindAndInfoShowsTheKind) {
+  temp_dir dir;
+  const std::string dense = dir.file("dense.rbf");
+  const json made = parse_json(expect_exit(0, {"create", dense, "--kind", "densest", "--capacity",
+                                               "1000", "--fpr", "0.01", "--json"})
+                                   .out);
+  EXPECT_EQ(made["kind"], "blocked1024");
+  EXPECT_EQ(made["bits"].get<std::uint64_t>() % 1024, 0u);
+  EXPECT_EQ(info(dense)["kind"], "blocked1024");
+  EXPECT_THAT(expect_exit(0, {"info", dense}).out, HasSubstr("kind            blocked1024\n"));
+
+  const std::string lesson = dir.file("lesson.rbf");
+  expect_exit(0, {"create", lesson, "--kind", "textbook", "--bits", "16", "--hashes", "2", "--hash",
+                  "sha256"});
+  EXPECT_EQ(info(lesson)["kind"], "classic");
+  const std::string plain = dir.file("plain.rbf");
+  expect_exit(0, {"create", plain, "--kind", "default", "--capacity", "1000", "--fpr", "0.01"});
+  EXPECT_EQ(info(plain)["kind"], "fast");
+
+  // An unknown name is refused with the roles and the kinds to choose from.
+  expect_error(
+      2,
+      {"create", dir.file("bad.rbf"), "--kind", "fastest", "--capacity", "1000", "--fpr", "0.01"},
+      "unknown filter kind 'fastest'; choose default (fast), densest (blocked1024) or "
+      "textbook (classic), or one of the kinds fast, blocked64");
+  EXPECT_FALSE(fs::exists(dir.file("bad.rbf")));
+  // The help offers the roles first.
+  EXPECT_THAT(expect_exit(0, {"create", "--help"}).out, HasSubstr("A role: default (fast"));
+}
+
 TEST(CliBloomCreate, RefusesToOverwriteWithoutForce) {
   temp_dir dir;
   const std::string file = german_filter(dir);
   const std::string before = read_bytes(file);
-  expect_error(2, {"create", file, "--bits", "1024", "--hashes", "3"}, "--force");
+  expect_error(2, {"create", file, "--bits", "1024", "--hashes", "8"}, "--force");
   EXPECT_EQ(read_bytes(file), before) << "the existing filter was touched";
 
   expect_exit(0,
@@ -355,9 +387,13 @@ TEST(CliBloomCreate, RefusesBadSizesKindsAndHashes) {
                {"create", f, "--bits", "100", "--hashes", "3", "--kind", "blocked", "--hash",
                 "sha256", "--seed", "5"},
                "seed");
-  // The default kind (blocked64) hashes with xxh3 only; the error names the kind that takes
+  // The default kind (fast) sets 8 or 16 bits per item; another k names the kinds that take it.
+  expect_error(2, {"create", f, "--bits", "10000", "--hashes", "7"},
+               "not 7; give --hashes 8 or 16, size it by capacity and rate, or choose a kind that "
+               "takes 7 hashes (blocked64 takes 1 to 16");
+  // The default kind (fast) hashes with xxh3 only; the error names the kind that takes
   // another hash.
-  expect_error(2, {"create", f, "--bits", "512", "--hashes", "3", "--hash", "sha256"},
+  expect_error(2, {"create", f, "--bits", "512", "--hashes", "8", "--hash", "sha256"},
                "use the blocked kind for another hash");
   expect_error(2, {"create"}, "file");
   EXPECT_FALSE(fs::exists(f)) << "a refused create wrote a file";
@@ -365,7 +401,7 @@ TEST(CliBloomCreate, RefusesBadSizesKindsAndHashes) {
 
 TEST(CliBloomCreate, UnwritableDirectoryIsAnIoError) {
   temp_dir dir;
-  expect_error(3, {"create", dir.file("no/such/dir/f.rbf"), "--bits", "64", "--hashes", "2"},
+  expect_error(3, {"create", dir.file("no/such/dir/f.rbf"), "--bits", "512", "--hashes", "8"},
                "no/such/dir");
 }
 
@@ -414,7 +450,7 @@ TEST(CliBloomAdd, CrLfLinesAndEmptyInput) {
 TEST(CliBloomAdd, ItemsThatLookLikeOptionsAfterDoubleDash) {
   temp_dir dir;
   const std::string file = dir.file("f.rbf");
-  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "3"});
+  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "8"});
   expect_exit(0, {"add", file, "--", "--json", "-x"});
   expect_exit(0, {"check", file, "--", "--json", "-x"});
   EXPECT_EQ(info(file)["items"], 2);
@@ -597,7 +633,7 @@ TEST(CliBloomCheck, ExplainBlockedPositionsShareOneBlock) {
 TEST(CliBloomCheck, ExplainTextListsTheZeroBits) {
   temp_dir dir;
   const std::string file = dir.file("b.rbf");
-  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "5"});
+  expect_exit(0, {"create", file, "--bits", "4096", "--hashes", "8"});
   expect_exit(0, {"add", file, "anna"});
   const json doc = parse_json(expect_exit(1, {"check", file, "zora", "--explain", "--json"}).out);
   std::vector<std::string> zeros;

@@ -114,7 +114,7 @@ TEST(FilterWords, SingleArrayKindsGiveWordsOthersNameThem) {
   classic.add("x");
   EXPECT_EQ(classic.words().size(), 2u);
   EXPECT_EQ(filter_kind_names(&filter_kind_info::has_words),
-            "blocked64, fast, blocked1024, blocked, classic or counting");
+            "fast, blocked64, blocked1024, blocked, classic or counting");
   filter_spec spec;
   spec.kind = filter_kind::scalable;
   spec.capacity = 100;

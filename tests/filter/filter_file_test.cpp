@@ -597,9 +597,9 @@ TEST(AnyFilter, MakeFilterFromEitherSize) {
   spec.capacity = 1000;
   spec.fpr = 0.01;
   const any_filter d = make_filter(spec);
-  EXPECT_EQ(d.kind(), filter_kind::blocked64);  // the default kind
+  EXPECT_EQ(d.kind(), default_filter_kind);
   EXPECT_EQ(d.hash(), hash_kind::xxh3);
-  EXPECT_EQ(d.bits(), bloom_math::blocked_size_for(1000, 0.01).bits);
+  EXPECT_EQ(d.bits(), filter_size_for(default_filter_kind, 1000, 0.01).bits);
   filter_spec explicit_size;
   explicit_size.kind = filter_kind::classic;
   explicit_size.hash = hash_kind::sha256;

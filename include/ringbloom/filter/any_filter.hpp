@@ -14,7 +14,7 @@
 // Example:
 //
 //   #include <ringbloom/filter/any_filter.hpp>
-//   ringbloom::filter_spec spec;  // blocked, xxh3 by default
+//   ringbloom::filter_spec spec;  // the default kind (fast), xxh3
 //   spec.capacity = 1'000'000;
 //   spec.fpr = 0.01;
 //   ringbloom::any_filter f = ringbloom::make_filter(spec);

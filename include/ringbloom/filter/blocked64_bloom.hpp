@@ -11,11 +11,11 @@
 // about 40 instructions; compiled for plain x86-64, one direct call to the
 // AVX-512 or AVX2 test (or the inline scalar one when the CPU has neither).
 //
-// When to use it: the default kind (default_filter_kind, what `bloom create`
-// and Python's BloomFilter make without a kind): any filter that fits the
-// blocked layout's rate and hashes with xxh3. The fast kind (fast_bloom.hpp)
-// adds and looks up faster (one bit per 64-bit word of the block) at a rate
-// about 8% higher in the same memory. It is a separate kind from blocked: a
+// When to use it: the lowest rate per bit of the kinds that touch one cache
+// line per item (any k up to 16, bits anywhere in the block), when that
+// matters more than the speed of adds. The default kind, fast
+// (fast_bloom.hpp), adds and looks up faster (one bit per 64-bit word of the
+// block) at a rate about 8% higher in the same memory. It is a separate kind from blocked: a
 // blocked file and a blocked64 file with the same items hold different bits,
 // so neither reads the other's items. Files of this kind need ringbloom with
 // kind code 7 (older binaries refuse them with "unknown filter kind 7").

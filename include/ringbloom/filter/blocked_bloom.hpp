@@ -1,7 +1,8 @@
 // ringbloom/filter/blocked_bloom.hpp: the blocked (cache-line) Bloom filter
 // placed by a 128-bit hash (kind "blocked"): the default of earlier versions,
-// and the blocked kind that takes any hash (sha256, md5, poly31). New filters
-// default to blocked64 (blocked64_bloom.hpp): the same layout and rate, faster.
+// and the blocked kind that takes any hash (sha256, md5, poly31). blocked64
+// (blocked64_bloom.hpp) has the same layout and rate, faster; new filters
+// default to fast (fast_bloom.hpp).
 //
 // A classic filter scatters an item's k bits over the whole array, so a
 // lookup in a filter larger than the cache costs up to k memory misses. The

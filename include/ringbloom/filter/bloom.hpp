@@ -13,24 +13,27 @@
 //               probability close to (1 - e^(-kn/m))^k after n additions;
 //               stats().expected_fpr gives that rate for the actual bits.
 //
-// The kinds (each in its own header; docs/bloom.md says how to choose):
+// The kinds (each in its own header; docs/bloom.md says how to choose). Most
+// users choose a role instead: "default" (fast), "densest" (blocked1024) or
+// "textbook" (classic), names that parse_filter_kind accepts (filter_roles in
+// filter_kinds.hpp).
 //
 //   kind       header                          use it when
 //   ---------  ------------------------------  --------------------------------
-//   blocked    ringbloom/filter/blocked_bloom.hpp     the default: all k bits of an
-//                                              item in one 64-byte cache line,
-//                                              one memory miss per lookup
-//   blocked64  ringbloom/filter/blocked64_bloom.hpp   the blocked layout placed by a
-//                                              64-bit hash: faster lookups, same
-//                                              rate; a separate kind (kind 7)
-//   blocked1024 ringbloom/filter/blocked1024_bloom.hpp  blocked64's placement in
-//                                              1024-bit blocks (two cache lines):
-//                                              fewer bits for the same rate (kind 8)
-//   fast       ringbloom/filter/fast_bloom.hpp        the fastest adds and lookups: one
-//                                              bit per 64-bit word of a 512-bit
-//                                              block, a slightly higher rate (kind 10)
-//   classic    ringbloom/filter/bloom.hpp (this)      you need the textbook layout or
-//                                              the lessons' exact positions
+//   fast       ringbloom/filter/fast_bloom.hpp        the default: the fastest adds and
+//                                              lookups; one bit per 64-bit word
+//                                              of a 512-bit block, one cache
+//                                              line per item (kind 10)
+//   blocked64  ringbloom/filter/blocked64_bloom.hpp   the lowest rate per bit with one
+//                                              cache line per item: k bits
+//                                              anywhere in the block (kind 7)
+//   blocked1024 ringbloom/filter/blocked1024_bloom.hpp  the densest: blocked64's
+//                                              placement in 1024-bit blocks (two
+//                                              cache lines), fewer bits (kind 8)
+//   blocked    ringbloom/filter/blocked_bloom.hpp     blocked64's layout placed by a
+//                                              128-bit hash: any hash, older files
+//   classic    ringbloom/filter/bloom.hpp (this)      the textbook: the textbook layout
+//                                              or the lessons' exact positions
 //   counting   ringbloom/filter/counting_bloom.hpp    items must be removable
 //   scalable   ringbloom/filter/scalable_bloom.hpp    the number of items is unknown
 //
@@ -103,20 +106,24 @@ enum class filter_kind : std::uint8_t {
   fast = 10,        ///< one bit per 64-bit word of a 512-bit block: fastest (fast_bloom.hpp)
 };
 
-/// The kind of new filters when none is asked for: blocked64, the fastest
-/// blocked kind at the blocked layout's rate (docs/bloom.md, "Which kind").
-/// Files say their kind, so a file of any kind loads whatever the default.
-inline constexpr filter_kind default_filter_kind = filter_kind::blocked64;
+/// The kind of new filters when none is asked for: fast, the blocked kind
+/// with the fastest adds and lookups, for 0.5-4% more bits than blocked64 at
+/// rates from 1% to 1e-6 (11% more at 5%; docs/bloom.md, "Which kind"). Files
+/// say their kind, so a file of any kind loads as what it is whatever the
+/// default.
+inline constexpr filter_kind default_filter_kind = filter_kind::fast;
 
 /// The stable name of a kind ("classic", "blocked", "counting", "scalable",
 /// "fuse8", "fuse16", "blocked64", "blocked1024", "fuse8-4wise", "fast").
 [[nodiscard]] std::string_view filter_kind_name(filter_kind kind) noexcept;
 
-/// The kind with that name, or nothing. Names are exact and lower case.
+/// The kind with that name, or the kind that plays the role of that name
+/// ("default", "densest", "textbook": filter_roles in filter_kinds.hpp), or
+/// nothing. Names are exact and lower case.
 [[nodiscard]] std::optional<filter_kind> find_filter_kind(std::string_view name) noexcept;
 
-/// Like find_filter_kind, but throws std::invalid_argument naming the known
-/// kinds when `name` is not one of them.
+/// Like find_filter_kind, but throws std::invalid_argument naming the roles
+/// and the known kinds when `name` is neither.
 [[nodiscard]] filter_kind parse_filter_kind(std::string_view name);
 
 /// The kind with that numeric code (as stored in files), or nothing.

@@ -53,7 +53,7 @@
 // Example:
 //
 //   #include <ringbloom/filter/filter_file.hpp>
-//   ringbloom::filter_spec spec;              // blocked, xxh3 by default
+//   ringbloom::filter_spec spec;              // the default kind (fast), xxh3
 //   spec.capacity = 1'000'000;
 //   spec.fpr = 0.01;
 //   ringbloom::save_filter("users.rbf", ringbloom::make_filter(spec));

@@ -9,7 +9,9 @@
 //
 // Guarantees: a kind's name and code never change (the code is written into
 // files, docs/format.md); filter_kinds() lists the kinds in the table's order,
-// which is the order they are shown to users (the default first).
+// which is the order they are shown to users (the default first). Three role
+// names, "default", "densest" and "textbook" (filter_roles), are accepted
+// wherever a kind's name is parsed and stand for the kinds that play them.
 //
 // Example:
 //
@@ -19,6 +21,7 @@
 //   }
 //   ringbloom::filter_size s = ringbloom::filter_size_for(ringbloom::filter_kind::blocked64, 1000,
 //   0.01);
+//   ringbloom::filter_kind k = ringbloom::parse_filter_kind("densest");  // blocked1024
 //
 // ## Adding a kind
 //
@@ -183,7 +186,7 @@ struct filter_kind_row<blocked_bloom_filter> : filter_kind_row_base {
   static constexpr filter_kind kind = filter_kind::blocked;
   static constexpr std::string_view name = "blocked";
   static constexpr std::string_view summary =
-      "the same layout placed by a 128-bit hash: any --hash, slower; older files' default";
+      "blocked64's layout placed by a 128-bit hash: any --hash, slower; older files' default";
   [[nodiscard]] static filter_size size_for(std::uint64_t n, double p);
   [[nodiscard]] static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes);
   [[nodiscard]] static blocked_bloom_filter make(const filter_spec& spec);
@@ -198,7 +201,9 @@ template <>
 struct filter_kind_row<blocked64_bloom_filter> : filter_kind_row_base {
   static constexpr filter_kind kind = filter_kind::blocked64;
   static constexpr std::string_view name = "blocked64";
-  static constexpr std::string_view summary = "512-bit blocks, one cache line per lookup, XXH3-64";
+  static constexpr std::string_view summary =
+      "the lowest rate per bit in one cache line: k bits anywhere in a 512-bit block, any k up "
+      "to 16, slower adds";
   static constexpr bool xxh3_only = true;
   [[nodiscard]] static filter_size size_for(std::uint64_t n, double p);
   [[nodiscard]] static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes);
@@ -216,7 +221,7 @@ struct filter_kind_row<fast_bloom_filter> : filter_kind_row_base {
   static constexpr std::string_view name = "fast";
   static constexpr std::string_view summary =
       "the fastest adds and lookups: one bit per 64-bit word of a 512-bit block, k = 8 or 16; "
-      "1-5% more bits than blocked64 for the same rate";
+      "0.5-4% more bits than blocked64 for the same rate";
   static constexpr bool xxh3_only = true;
   [[nodiscard]] static filter_size size_for(std::uint64_t n, double p);
   [[nodiscard]] static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes);
@@ -233,8 +238,8 @@ struct filter_kind_row<blocked1024_bloom_filter> : filter_kind_row_base {
   static constexpr filter_kind kind = filter_kind::blocked1024;
   static constexpr std::string_view name = "blocked1024";
   static constexpr std::string_view summary =
-      "the densest: 1024-bit blocks, about 1.5% fewer bits for the same rate, two cache lines "
-      "per lookup";
+      "1024-bit blocks: fewer bits than blocked64 for the same rate (1.6% fewer at 1%, 13% at "
+      "1e-6), two cache lines per lookup";
   static constexpr bool xxh3_only = true;
   [[nodiscard]] static filter_size size_for(std::uint64_t n, double p);
   [[nodiscard]] static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes);
@@ -250,6 +255,8 @@ template <>
 struct filter_kind_row<bloom_filter> : filter_kind_row_base {
   static constexpr filter_kind kind = filter_kind::classic;
   static constexpr std::string_view name = "classic";
+  static constexpr std::string_view summary =
+      "k positions anywhere in the array, up to k cache lines per lookup; any --hash";
   [[nodiscard]] static filter_size size_for(std::uint64_t n, double p);
   [[nodiscard]] static double fpr_for(double items, std::uint64_t bits, std::uint32_t hashes);
   [[nodiscard]] static bloom_filter make(const filter_spec& spec);
@@ -370,8 +377,8 @@ struct filter_kind_list {
 
 /// THE TABLE: every filter kind, in the order users see them (help texts,
 /// error messages, filter_kinds()). One line per kind.
-using filter_kind_table = filter_kind_list<blocked64_bloom_filter,    // blocked64 (the default)
-                                           fast_bloom_filter,         // fast
+using filter_kind_table = filter_kind_list<fast_bloom_filter,         // fast (the default)
+                                           blocked64_bloom_filter,    // blocked64
                                            blocked1024_bloom_filter,  // blocked1024
                                            blocked_bloom_filter,      // blocked
                                            bloom_filter,              // classic
@@ -381,11 +388,42 @@ using filter_kind_table = filter_kind_list<blocked64_bloom_filter,    // blocked
                                            fuse16_filter,             // fuse16 (static)
                                            fuse8_4wise_filter>;       // fuse8-4wise (static)
 
+/// A role: what a user chooses a filter for, and the kind that plays it. A
+/// user chooses between three roles rather than between block sizes and
+/// hash widths:
+///
+///   role      kind         for
+///   --------  -----------  --------------------------------------------------
+///   default   fast         the fastest adds and lookups (default_filter_kind:
+///                          what `bloom create` and Python's BloomFilter make
+///                          without a kind)
+///   densest   blocked1024  the fewest bits for a rate, still cache-local
+///   textbook  classic      the textbook layout: k positions anywhere in the
+///                          array, any hash, the lessons' exact bits
+///
+/// A role's name is accepted wherever a kind's name is (find_filter_kind,
+/// parse_filter_kind: `bloom create --kind densest`, Python's
+/// kind="textbook"). Filters and files record the kind, never the role:
+/// `bloom info` says "blocked1024" of a filter created as "densest", and a
+/// file keeps its kind whatever kind plays a role in a later version.
+struct filter_role {
+  std::string_view name;  ///< "default", "densest" or "textbook"
+  filter_kind kind;       ///< the kind that plays it
+};
+
+/// The roles, in the order users see them.
+inline constexpr std::array<filter_role, 3> filter_roles{{
+    {"default", default_filter_kind},
+    {"densest", filter_kind::blocked1024},
+    {"textbook", filter_kind::classic},
+}};
+
 /// What front ends read about a kind.
 struct filter_kind_info {
   filter_kind kind;
   std::string_view name;
   std::string_view summary;  ///< a few words for help texts, or ""
+  std::string_view role;     ///< the role it plays (filter_roles), or ""
   bool is_static;            ///< built once from its key set (no add, remove, merge)
   bool removable;            ///< items can be removed (counting)
   bool has_words;            ///< one array of 64-bit words (any_filter::words)
@@ -402,8 +440,12 @@ constexpr std::array<filter_kind_info, filter_kind_table::size> make_kind_infos(
     using filter = typename decltype(tag)::type;
     using row = filter_kind_row<filter>;
     constexpr bool has_words = requires(const filter& f) { f.words(); };
-    infos[i++] = {row::kind, row::name,    row::summary, row::is_static, row::removable,
-                  has_words, row::layered, row::cells,   row::cell_bits};
+    std::string_view role;
+    for (const filter_role& r : filter_roles) {
+      if (r.kind == row::kind) role = r.name;
+    }
+    infos[i++] = {row::kind,      row::name, row::summary, role,       row::is_static,
+                  row::removable, has_words, row::layered, row::cells, row::cell_bits};
   });
   return infos;
 }
@@ -442,10 +484,11 @@ inline constexpr auto kind_infos = make_kind_infos();
 /// filter").
 [[nodiscard]] std::string filter_kind_names(bool filter_kind_info::*flag);
 
-/// The kinds for a front end's help, in the table's order: each mutable kind
-/// with "default" and its summary in parentheses, then the static kinds:
-/// "blocked64 (default; the fastest: ...), ..., or, with --from, the static
-/// fuse8, fuse16, ...".
+/// The roles and kinds for a front end's help: the roles with their kinds,
+/// then, in the table's order, each mutable kind with its role and summary in
+/// parentheses, then the static kinds: "A role: default (fast), densest
+/// (blocked1024) or textbook (classic); or a kind: fast (default; the fastest
+/// adds and lookups: ...), ..., or, with --from, the static fuse8, ...".
 [[nodiscard]] std::string filter_kinds_help();
 
 /// The (bits, hashes) of the smallest filter of `kind` for `capacity` items
