@@ -757,8 +757,9 @@ struct round_rows {
 /// negative lookups), in an order rotated by one each round, so that a
 /// burst of load from other jobs falls on every variant alike. Prints each
 /// variant's median, then the median over rounds of each round's ratio
-/// (Boost's time / ours: above 1, ours is faster), from that round's own
-/// pair of measurements.
+/// (Boost's time / ours: above 1, ours is faster; and the plain caller's time
+/// / the -mavx2 caller's), from that round's own pair of measurements, with
+/// the lowest and highest round.
 int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int rounds) {
 #if !defined(RINGBLOOM_HAVE_BOOST_BLOOM) || !defined(RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS)
   (void)sizes;
@@ -817,21 +818,33 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
                  med(v, &row::insert_ns), med(v, &row::positive_ns), med(v, &row::negative_ns),
                  100 * out[v].rows.front().fpr, out[v].rows.front().bits_per_key);
     }
-    // Each round's ratio from its own pair, then the median over rounds.
-    const auto ratio = [&](std::size_t ours, std::size_t boost, double row::*field) {
+    // Each round's ratio from its own pair: the median over rounds and, in
+    // brackets, the lowest and highest.
+    const auto ratio = [&](std::size_t num, std::size_t den, double row::*field) {
       std::vector<double> xs;
-      for (std::size_t r = 0; r < out[ours].rows.size(); ++r)
-        xs.push_back(out[boost].rows[r].*field / out[ours].rows[r].*field);
-      return median(xs);
+      for (std::size_t r = 0; r < out[num].rows.size(); ++r)
+        xs.push_back(out[num].rows[r].*field / out[den].rows[r].*field);
+      const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+      return fmt::format("{:.2f} [{:.2f}-{:.2f}]", median(xs), *lo, *hi);
     };
     fmt::print(
         "\n| ours against Boost (Boost's time / ours) | insert | positive | negative |\n"
         "|---|---:|---:|---:|\n");
     for (const auto& [ours, boost] : std::array<std::pair<std::size_t, std::size_t>, 8>{
              {{0, 8}, {1, 8}, {2, 9}, {3, 8}, {4, 8}, {5, 9}, {6, 8}, {7, 9}}}) {
-      fmt::print("| {} / {} | {:.2f} | {:.2f} | {:.2f} |\n", out[ours].name, out[boost].name,
-                 ratio(ours, boost, &row::insert_ns), ratio(ours, boost, &row::positive_ns),
-                 ratio(ours, boost, &row::negative_ns));
+      fmt::print("| {} / {} | {} | {} | {} |\n", out[ours].name, out[boost].name,
+                 ratio(boost, ours, &row::insert_ns), ratio(boost, ours, &row::positive_ns),
+                 ratio(boost, ours, &row::negative_ns));
+    }
+    // The plain x86-64 caller against the -mavx2 one, same kind, same round.
+    fmt::print(
+        "\n| plain build against -mavx2 (plain's time / -mavx2's) | insert | positive | negative "
+        "|\n|---|---:|---:|---:|\n");
+    for (const auto& [plain, avx2] :
+         std::array<std::pair<std::size_t, std::size_t>, 2>{{{1, 0}, {4, 3}}}) {
+      fmt::print("| {} / {} | {} | {} | {} |\n", out[plain].name, out[avx2].name,
+                 ratio(plain, avx2, &row::insert_ns), ratio(plain, avx2, &row::positive_ns),
+                 ratio(plain, avx2, &row::negative_ns));
     }
     fmt::print("\n");
     std::fflush(stdout);
