@@ -87,8 +87,8 @@ template <std::size_t BlockWords, std::size_t ChunkItems, class Item, class Step
 /// test or set of an item whose line has arrived (memory) are interleaved, so
 /// the CPU overlaps them; with whole chunks, a run of Ring stores to lines
 /// still arriving stalled the in-order store commit with no arithmetic left to
-/// overlap (inserts at 10M keys: 2.4x Boost.Bloom's bulk insert, which
-/// interleaves the same way; docs/performance.md).
+/// overlap (inserts at 10M keys took about twice as long as Boost.Bloom's bulk
+/// insert, which interleaves the same way).
 template <std::size_t BlockWords, std::size_t Ring, class Item, class Step>
 [[gnu::always_inline]] inline void pipeline_ring(const std::uint64_t* words, std::uint64_t blocks,
                                                  std::uint64_t seed, std::span<const Item> items,
