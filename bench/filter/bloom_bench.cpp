@@ -732,7 +732,7 @@ int run_equal_fpr(std::size_t n, std::size_t m) {
   return 0;
 }
 
-// --- the default kind against Boost.Bloom (--vs-boost) --------------------------------
+// --- the blocked kinds against Boost.Bloom (--vs-boost) --------------------------------
 
 #if defined(RINGBLOOM_HAVE_BOOST_BLOOM) && defined(RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS)
 /// The median of `v` (the mean of the middle two for an even count).
@@ -749,7 +749,7 @@ struct round_rows {
 };
 #endif
 
-/// The default kind (blocked64) and the fast kind, each one at a time
+/// The blocked64 and fast kinds, each one at a time
 /// compiled for AVX2 as Boost's peer is, one at a time in this file's plain
 /// x86-64 code, and batched; the blocked kind one at a time (plain) and
 /// batched; Boost.Bloom fast_multiblock32<8> one at a time and bulk. Each round
@@ -785,9 +785,9 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
     const key_set negatives(probes, 43, true);
     using measure_fn = row (*)(std::size_t, const key_set&, const key_set&, const key_set&, int);
     const std::array<std::pair<const char*, measure_fn>, 10> variants = {{
-        {"default (blocked64), one at a time, -mavx2", &measure<blocked64_avx2>},
-        {"default (blocked64), one at a time, plain", &measure<blocked64_one>},
-        {"default (blocked64), batched", &measure<blocked64_batched>},
+        {"blocked64, one at a time, -mavx2", &measure<blocked64_avx2>},
+        {"blocked64, one at a time, plain", &measure<blocked64_one>},
+        {"blocked64, batched", &measure<blocked64_batched>},
         {"fast, one at a time, -mavx2", &measure<fast_avx2>},
         {"fast, one at a time, plain", &measure<fast_one>},
         {"fast, batched", &measure<fast_batched>},
