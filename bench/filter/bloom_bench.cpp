@@ -296,8 +296,8 @@ struct filter_api<blocked1024_batched> : batched_api<filter_api<blocked1024_one>
 
 /// The fast kind (fast_bloom.hpp): one bit per 64-bit word of a 512-bit
 /// block, k = 8 (what sizing gives at 10 bits per key), one call per key
-/// from this file (plain x86-64: a direct call to the AVX2 add or test), and
-/// batched.
+/// from this file (plain x86-64: the AVX2 add or test inline as assembly),
+/// and batched.
 struct fast_one {};
 struct fast_batched {};
 
@@ -324,6 +324,33 @@ struct filter_api<blocked64_avx2> : filter_api<blocked64_one> {
   }
   static std::size_t count(const filter& f, const key_set& k) {
     return ringbloom::bench::blocked64_count_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+};
+
+/// blocked64 and fast one at a time, the same loops compiled for plain
+/// x86-64 (plain_loops.cpp).
+struct blocked64_plain {};
+struct fast_plain {};
+
+template <>
+struct filter_api<blocked64_plain> : filter_api<blocked64_one> {
+  static constexpr const char* name = "ringbloom blocked64, plain";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::blocked64_add_each_plain(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::blocked64_count_each_plain(f, k.data(), k.size(), key_bytes);
+  }
+};
+
+template <>
+struct filter_api<fast_plain> : filter_api<fast_one> {
+  static constexpr const char* name = "ringbloom fast, plain";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::fast_add_each_plain(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::fast_count_each_plain(f, k.data(), k.size(), key_bytes);
   }
 };
 
@@ -752,8 +779,8 @@ struct round_rows {
 #endif
 
 /// The blocked64 and fast kinds, each one at a time
-/// compiled for AVX2 as Boost's peer is, one at a time in this file's plain
-/// x86-64 code, and batched; the blocked kind one at a time (plain) and
+/// compiled for AVX2 as Boost's peer is, the same loops compiled for plain
+/// x86-64 (plain_loops.cpp), and batched; the blocked kind one at a time (plain) and
 /// batched; Boost.Bloom fast_multiblock32<8> one at a time and bulk. Each round
 /// measures every variant once (fresh filter: insert, positive lookups,
 /// negative lookups), in an order rotated by one each round, so that a
@@ -788,10 +815,10 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
     using measure_fn = row (*)(std::size_t, const key_set&, const key_set&, const key_set&, int);
     const std::array<std::pair<const char*, measure_fn>, 10> variants = {{
         {"blocked64, one at a time, -mavx2", &measure<blocked64_avx2>},
-        {"blocked64, one at a time, plain", &measure<blocked64_one>},
+        {"blocked64, one at a time, plain", &measure<blocked64_plain>},
         {"blocked64, batched", &measure<blocked64_batched>},
         {"fast, one at a time, -mavx2", &measure<fast_avx2>},
-        {"fast, one at a time, plain", &measure<fast_one>},
+        {"fast, one at a time, plain", &measure<fast_plain>},
         {"fast, batched", &measure<fast_batched>},
         {"blocked, one at a time, plain", &measure<blocked_one>},
         {"blocked, batched", &measure<blocked_batched>},
