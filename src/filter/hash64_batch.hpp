@@ -1,5 +1,5 @@
 // The batch pipeline of the filters placed by one 64-bit item hash
-// (blocked64, blocked1024): internal to src/filter.
+// (blocked64, blocked1024, fast): internal to src/filter.
 //
 // One pass hashes a chunk of items and prefetches each item's block as soon
 // as its hash is known; the previous chunk, whose blocks have had the time

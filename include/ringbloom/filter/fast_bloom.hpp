@@ -52,7 +52,8 @@
 // as assembly for k = 8 and one direct call to the AVX2 add or test for k =
 // 16; the scalar code when it has not (detail/split_block_probe.hpp).
 // add_many and may_contain_many hash each item once and prefetch its block
-// 64 items ahead, and run AVX2 code whenever the CPU has it.
+// 64 items ahead (into L2 for filters above 16 MiB, into L1 below), and run
+// AVX2 code whenever the CPU has it.
 //
 // Build flags: compile every file of one program that includes this header
 // with the same -m flags (as for blocked64: may_contain and add are inline
