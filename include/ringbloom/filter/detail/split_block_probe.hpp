@@ -121,11 +121,13 @@ inline constexpr split_block_lanes split_block_lane_constants = make_split_block
 /// Why: GCC and Clang do not inline a target("avx2") function into code
 /// compiled for plain x86-64, so add and may_contain made one direct call
 /// per item to split_block_set_avx2 / split_block_test_avx2. The call, its
-/// argument moves and the caller's reloads of what the call clobbers are
-/// about 9 instructions per item (callgrind: a one-at-a-time lookup of a
-/// 16-byte key 57 against 48 inline), and in a loop whose time is the
-/// memory misses it can overlap, fewer instructions per item means more items
-/// in flight: the call measured 1.15-1.2x the -mavx2 build's time. The
+/// argument moves and the caller's reloads of what the call clobbers cost
+/// about 10 instructions per lookup (callgrind, a one-at-a-time lookup of a
+/// 16-byte key: 60 with the call, 51 with this, 49 in the -mavx2 build), and
+/// in a loop whose time is the memory misses it can overlap, fewer
+/// instructions per item means more items in flight: the call measured
+/// 1.15-1.2x the -mavx2 build's time. A scalar inline path measured about
+/// 2x (eight separate loads or ORs per item). The
 /// assembler takes AVX2 instructions whatever the -m flags; these are the
 /// instructions the compiler makes of split_block_set_avx2 and
 /// split_block_test_avx2 with k = 8 (the same bits: fast_bloom_test.cpp),
