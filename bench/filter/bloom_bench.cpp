@@ -129,13 +129,15 @@ class key_set {
 template <class T>
 struct filter_api;
 
+// Not inlined into measure(), so that callgrind can count each variant's
+// loop by name (docs/performance.md's instruction table); one call per loop.
 template <class Add>
-void add_loop(const key_set& keys, Add&& add) {
+[[gnu::noinline]] void add_loop(const key_set& keys, Add&& add) {
   for (std::size_t i = 0; i < keys.size(); ++i) add(keys[i]);
 }
 
 template <class Test>
-std::size_t count_loop(const key_set& keys, Test&& test) {
+[[gnu::noinline]] std::size_t count_loop(const key_set& keys, Test&& test) {
   std::size_t found = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const bool hit = test(keys[i]);
@@ -294,8 +296,8 @@ struct filter_api<blocked1024_batched> : batched_api<filter_api<blocked1024_one>
 
 /// The fast kind (fast_bloom.hpp): one bit per 64-bit word of a 512-bit
 /// block, k = 8 (what sizing gives at 10 bits per key), one call per key
-/// from this file (plain x86-64: a direct call to the AVX2 add or test), and
-/// batched.
+/// from this file (plain x86-64: the AVX2 add or test inline as assembly),
+/// and batched.
 struct fast_one {};
 struct fast_batched {};
 
@@ -322,6 +324,33 @@ struct filter_api<blocked64_avx2> : filter_api<blocked64_one> {
   }
   static std::size_t count(const filter& f, const key_set& k) {
     return ringbloom::bench::blocked64_count_each_avx2(f, k.data(), k.size(), key_bytes);
+  }
+};
+
+/// blocked64 and fast one at a time, the same loops compiled for plain
+/// x86-64 (plain_loops.cpp).
+struct blocked64_plain {};
+struct fast_plain {};
+
+template <>
+struct filter_api<blocked64_plain> : filter_api<blocked64_one> {
+  static constexpr const char* name = "ringbloom blocked64, plain";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::blocked64_add_each_plain(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::blocked64_count_each_plain(f, k.data(), k.size(), key_bytes);
+  }
+};
+
+template <>
+struct filter_api<fast_plain> : filter_api<fast_one> {
+  static constexpr const char* name = "ringbloom fast, plain";
+  static void add_all(filter& f, const key_set& k) {
+    ringbloom::bench::fast_add_each_plain(f, k.data(), k.size(), key_bytes);
+  }
+  static std::size_t count(const filter& f, const key_set& k) {
+    return ringbloom::bench::fast_count_each_plain(f, k.data(), k.size(), key_bytes);
   }
 };
 
@@ -732,7 +761,7 @@ int run_equal_fpr(std::size_t n, std::size_t m) {
   return 0;
 }
 
-// --- the default kind against Boost.Bloom (--vs-boost) --------------------------------
+// --- the blocked kinds against Boost.Bloom (--vs-boost) --------------------------------
 
 #if defined(RINGBLOOM_HAVE_BOOST_BLOOM) && defined(RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS)
 /// The median of `v` (the mean of the middle two for an even count).
@@ -749,16 +778,17 @@ struct round_rows {
 };
 #endif
 
-/// The default kind (blocked64) and the fast kind, each one at a time
-/// compiled for AVX2 as Boost's peer is, one at a time in this file's plain
-/// x86-64 code, and batched; the blocked kind one at a time (plain) and
+/// The blocked64 and fast kinds, each one at a time
+/// compiled for AVX2 as Boost's peer is, the same loops compiled for plain
+/// x86-64 (plain_loops.cpp), and batched; the blocked kind one at a time (plain) and
 /// batched; Boost.Bloom fast_multiblock32<8> one at a time and bulk. Each round
 /// measures every variant once (fresh filter: insert, positive lookups,
 /// negative lookups), in an order rotated by one each round, so that a
 /// burst of load from other jobs falls on every variant alike. Prints each
 /// variant's median, then the median over rounds of each round's ratio
-/// (Boost's time / ours: above 1, ours is faster), from that round's own
-/// pair of measurements.
+/// (Boost's time / ours: above 1, ours is faster; and the plain caller's time
+/// / the -mavx2 caller's), from that round's own pair of measurements, with
+/// the lowest and highest round.
 int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int rounds) {
 #if !defined(RINGBLOOM_HAVE_BOOST_BLOOM) || !defined(RINGBLOOM_HAVE_BLOCKED64_AVX2_LOOPS)
   (void)sizes;
@@ -784,11 +814,11 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
     const key_set negatives(probes, 43, true);
     using measure_fn = row (*)(std::size_t, const key_set&, const key_set&, const key_set&, int);
     const std::array<std::pair<const char*, measure_fn>, 10> variants = {{
-        {"default (blocked64), one at a time, -mavx2", &measure<blocked64_avx2>},
-        {"default (blocked64), one at a time, plain", &measure<blocked64_one>},
-        {"default (blocked64), batched", &measure<blocked64_batched>},
+        {"blocked64, one at a time, -mavx2", &measure<blocked64_avx2>},
+        {"blocked64, one at a time, plain", &measure<blocked64_plain>},
+        {"blocked64, batched", &measure<blocked64_batched>},
         {"fast, one at a time, -mavx2", &measure<fast_avx2>},
-        {"fast, one at a time, plain", &measure<fast_one>},
+        {"fast, one at a time, plain", &measure<fast_plain>},
         {"fast, batched", &measure<fast_batched>},
         {"blocked, one at a time, plain", &measure<blocked_one>},
         {"blocked, batched", &measure<blocked_batched>},
@@ -817,21 +847,33 @@ int run_vs_boost(const std::vector<std::size_t>& sizes, std::size_t lookups, int
                  med(v, &row::insert_ns), med(v, &row::positive_ns), med(v, &row::negative_ns),
                  100 * out[v].rows.front().fpr, out[v].rows.front().bits_per_key);
     }
-    // Each round's ratio from its own pair, then the median over rounds.
-    const auto ratio = [&](std::size_t ours, std::size_t boost, double row::*field) {
+    // Each round's ratio from its own pair: the median over rounds and, in
+    // brackets, the lowest and highest.
+    const auto ratio = [&](std::size_t num, std::size_t den, double row::*field) {
       std::vector<double> xs;
-      for (std::size_t r = 0; r < out[ours].rows.size(); ++r)
-        xs.push_back(out[boost].rows[r].*field / out[ours].rows[r].*field);
-      return median(xs);
+      for (std::size_t r = 0; r < out[num].rows.size(); ++r)
+        xs.push_back(out[num].rows[r].*field / out[den].rows[r].*field);
+      const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+      return fmt::format("{:.2f} [{:.2f}-{:.2f}]", median(xs), *lo, *hi);
     };
     fmt::print(
         "\n| ours against Boost (Boost's time / ours) | insert | positive | negative |\n"
         "|---|---:|---:|---:|\n");
     for (const auto& [ours, boost] : std::array<std::pair<std::size_t, std::size_t>, 8>{
              {{0, 8}, {1, 8}, {2, 9}, {3, 8}, {4, 8}, {5, 9}, {6, 8}, {7, 9}}}) {
-      fmt::print("| {} / {} | {:.2f} | {:.2f} | {:.2f} |\n", out[ours].name, out[boost].name,
-                 ratio(ours, boost, &row::insert_ns), ratio(ours, boost, &row::positive_ns),
-                 ratio(ours, boost, &row::negative_ns));
+      fmt::print("| {} / {} | {} | {} | {} |\n", out[ours].name, out[boost].name,
+                 ratio(boost, ours, &row::insert_ns), ratio(boost, ours, &row::positive_ns),
+                 ratio(boost, ours, &row::negative_ns));
+    }
+    // The plain x86-64 caller against the -mavx2 one, same kind, same round.
+    fmt::print(
+        "\n| plain build against -mavx2 (plain's time / -mavx2's) | insert | positive | negative "
+        "|\n|---|---:|---:|---:|\n");
+    for (const auto& [plain, avx2] :
+         std::array<std::pair<std::size_t, std::size_t>, 2>{{{1, 0}, {4, 3}}}) {
+      fmt::print("| {} / {} | {} | {} | {} |\n", out[plain].name, out[avx2].name,
+                 ratio(plain, avx2, &row::insert_ns), ratio(plain, avx2, &row::positive_ns),
+                 ratio(plain, avx2, &row::negative_ns));
     }
     fmt::print("\n");
     std::fflush(stdout);

@@ -21,6 +21,7 @@
 #include "hash64_kinds.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/filter/blocked64_bloom.hpp"
+#include "ringbloom/filter/fast_bloom.hpp"
 #include "ringbloom/filter/filter_file.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/file_io.hpp"
@@ -97,6 +98,40 @@ TEST(Blocked64Filter, BatchesOfEveryLengthAroundTheRingEqualOneAtATime) {
     for (std::size_t i = 0; i < probes.size(); ++i) ASSERT_EQ(out[i], one.may_contain(probes[i]));
     EXPECT_TRUE(out[probes.size()]);
   }
+}
+
+// Filters above 16 MiB take the batch pipeline's other prefetch (into L2,
+// src/filter/hash64_batch.hpp): the same bits and answers there, for both
+// kinds that share it, on every path.
+template <class Filter>
+void expect_large_batches_equal_one_at_a_time(std::uint32_t k) {
+  const auto members = keys("m:", 3000);
+  const auto probes = keys("p:", 3000);
+  Filter one(std::uint64_t{1} << 28, k);  // 32 MiB
+  Filter many(std::uint64_t{1} << 28, k);
+  for (const auto& m : members) one.add(m);
+  many.add_many(std::span<const std::string>(members));
+  ASSERT_TRUE(one == many);
+  for (const simd_path p : {simd_path::scalar, simd_path::avx2, simd_path::avx512}) {
+    if (!Filter::path_supported(p)) continue;
+    many.use_simd_path(p);
+    auto out = std::make_unique<bool[]>(probes.size());
+    std::size_t expected = 0;
+    for (const auto& q : probes) expected += one.may_contain(q) ? 1 : 0;
+    EXPECT_EQ(
+        many.may_contain_many(std::span<const std::string>(probes), {out.get(), probes.size()}),
+        expected)
+        << simd_path_name(p);
+    for (std::size_t i = 0; i < probes.size(); ++i) ASSERT_EQ(out[i], one.may_contain(probes[i]));
+    EXPECT_EQ(
+        many.may_contain_many(std::span<const std::string>(members), {out.get(), members.size()}),
+        members.size());
+  }
+}
+
+TEST(Blocked64Filter, BatchesOfAFilterAbove16MiBEqualOneAtATime) {
+  expect_large_batches_equal_one_at_a_time<blocked64_bloom_filter>(6);
+  expect_large_batches_equal_one_at_a_time<fast_bloom_filter>(8);
 }
 
 TEST(Blocked64Filter, NoFalseNegativesOnEveryPathAndBatchEqualsOneAtATime) {

@@ -166,6 +166,41 @@ TEST(FastFilter, ScalarAndAvx2AgreeOnRandomBlocks) {
   EXPECT_LT(passed, 190000U);
 }
 
+// The inline assembly that add and may_contain use for k = 8 in code compiled
+// without -mavx2 (as this test is in the release build) sets and tests the
+// scalar code's bits, on unaligned words too (a file's words in place).
+TEST(FastFilter, InlineAssemblyAgreesWithScalarOnRandomBlocks) {
+#ifndef RINGBLOOM_SPLIT_BLOCK_HAVE_ASM
+  GTEST_SKIP() << "compiled with -mavx2 or not for x86-64: the assembly is not used";
+#else
+  if (!fast_bloom_filter::path_supported(simd_path::avx2)) {
+    GTEST_SKIP() << "this CPU has no AVX2; the assembly is not used";
+  }
+  std::mt19937_64 rng(2626);
+  std::size_t passed = 0;
+  alignas(64) std::array<std::uint64_t, 17> storage{};
+  for (int trial = 0; trial < 200000; ++trial) {
+    // Word offsets 0 and 1 within a 64-byte line: aligned and unaligned blocks.
+    std::uint64_t* block = storage.data() + (trial % 2);
+    for (std::size_t w = 0; w < 8; ++w) block[w] = rng() | (trial % 4 < 2 ? rng() | rng() : 0);
+    const std::uint64_t h2 = rng();
+    const bool expected = detail::split_block_test_scalar(block, h2, 8);
+    ASSERT_EQ(expected, detail::split_block_test8_asm(block, h2)) << trial;
+    passed += expected ? 1 : 0;
+    std::array<std::uint64_t, 8> scalar{};
+    std::copy_n(block, 8, scalar.begin());
+    detail::split_block_set_scalar(scalar.data(), h2, 8);
+    const std::uint64_t after = block[8];
+    detail::split_block_set8_asm(block, h2);
+    ASSERT_TRUE(std::equal(scalar.begin(), scalar.end(), block)) << trial;
+    ASSERT_EQ(after, block[8]) << trial;  // nothing written past the block
+    ASSERT_TRUE(detail::split_block_test8_asm(block, h2)) << trial;
+  }
+  EXPECT_GT(passed, 10000U);
+  EXPECT_LT(passed, 190000U);
+#endif
+}
+
 TEST(FastFilter, IntegerKeysOnEveryPathAreTheirOwnItemSpace) {
   fast_bloom_filter f(1 << 20, 8);
   std::vector<std::uint64_t> ints;

@@ -48,10 +48,10 @@
 // per item, where a filter that sets one bit per 32-bit word of a 256-bit
 // block (Boost.Bloom's fast_multiblock32<8>) measures 1.25-1.27% in the same
 // memory (about half a bit per item), but it makes an add cost more: at 1M
-// keys about 94 instructions to Boost's 71, and 0.84x Boost.Bloom's insert
-// speed one at a time, 0.80x batched; 0.98x and 1.17x at 100M keys, where
-// memory misses dominate (docs/performance.md, "The default filter against
-// Boost.Bloom"; lookups one at a time are 1.15-1.39x faster than Boost's).
+// keys about 94 instructions to Boost's 71 (the fast kind's: 53), so its
+// inserts are slower than Boost.Bloom's where its lookups are faster. The
+// measured figures are in docs/performance.md ("The default filter against
+// Boost.Bloom"), with the command that reproduces them.
 //
 // Build flags: may_contain and add are inline and pick their code by the
 // compiler's target macros (__AVX2__, __AVX512VL__), so compile every file

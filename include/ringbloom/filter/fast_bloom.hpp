@@ -49,11 +49,13 @@
 //   (data_error).
 //
 // Inserts and lookups: in code compiled with -mavx2 (GCC, Clang), add and
-// may_contain are inline AVX2 code; compiled for plain x86-64, one direct
-// call to the AVX2 add or test when the CPU has AVX2 (a flag set at
-// construction), the scalar code otherwise (detail/split_block_probe.hpp).
+// may_contain are inline AVX2 code; compiled for plain x86-64, when the CPU
+// has AVX2 (a flag set at construction), the same AVX2 instructions inline
+// as assembly for k = 8 and one direct call to the AVX2 add or test for k =
+// 16; the scalar code when it has not (detail/split_block_probe.hpp).
 // add_many and may_contain_many hash each item once and prefetch its block
-// 64 items ahead, and run AVX2 code whenever the CPU has it.
+// 64 items ahead (into L2 for filters above 16 MiB, into L1 below), and run
+// AVX2 code whenever the CPU has it.
 //
 // Build flags: compile every file of one program that includes this header
 // with the same -m flags (as for blocked64: may_contain and add are inline
@@ -126,8 +128,13 @@ class fast_bloom_filter : public detail::hash64_filter<fast_bloom_filter, 9> {
     return detail::split_block_test_avx2(block, h2, hashes_);
 #else
 #ifdef RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE
-    if (path_ != simd_path::scalar) [[likely]]
+    if (path_ != simd_path::scalar) [[likely]] {
+#ifdef RINGBLOOM_SPLIT_BLOCK_HAVE_ASM
+      if (hashes_ == 8) [[likely]]
+        return detail::split_block_test8_asm(block, h2);
+#endif
       return detail::split_block_test_avx2(block, h2, hashes_);
+    }
 #endif
     return detail::split_block_test_scalar(block, h2, hashes_);
 #endif
@@ -161,6 +168,12 @@ class fast_bloom_filter : public detail::hash64_filter<fast_bloom_filter, 9> {
                         simd_path path) noexcept {
 #if !defined(__AVX2__) && defined(RINGBLOOM_BLOCKED64_HAVE_AVX2_CODE)
     if (path != simd_path::scalar) [[likely]] {
+#ifdef RINGBLOOM_SPLIT_BLOCK_HAVE_ASM
+      if (k == 8) [[likely]] {
+        detail::split_block_set8_asm(block, h2);
+        return;
+      }
+#endif
       detail::split_block_set_avx2(block, h2, k);
       return;
     }

@@ -1,5 +1,5 @@
 // ringbloom/filter/detail/hash64_filter.hpp: what the Bloom filters placed by
-// one 64-bit item hash (blocked64, blocked1024) have in common.
+// one 64-bit item hash (blocked64, blocked1024, fast) have in common.
 //
 // Internal. hash64_filter<Derived, LogBlockBits> is everything of such a
 // filter but its block test: the item hash (XXH3-64, or one multiply-mix for
