@@ -2,8 +2,6 @@
 #include "ringbloom/filter/cuckoo.hpp"
 
 #include <fmt/format.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "item_hash.hpp"
 #include "ringbloom/error.hpp"
 #include "ringbloom/hash.hpp"
 #include "ringbloom/io/format.hpp"
@@ -73,16 +72,10 @@ struct item_key {
 
 [[gnu::always_inline]] inline item_key key_for(std::string_view item,
                                                const cuckoo_filter::options& o) noexcept {
-  // xxh3_64(item, o.seed), compiled in: XXH3_64bits_withSeed is the body
-  // that ringbloom::xxh3_64 calls (src/hash.cpp), so the bits are the same
-  // (the golden files pin them); as a call it cost about 14 instructions
-  // of every add, lookup and removal.
-#if XXH_VERSION_NUMBER >= 800
-  const std::uint64_t h = XXH3_64bits_internal(item.data(), item.size(), o.seed, XXH3_kSecret,
-                                               sizeof(XXH3_kSecret), XXH3_hashLong_64b_withSeed);
-#else
-  const std::uint64_t h = xxh3_64(item, o.seed);
-#endif
+  // xxh3_64(item, o.seed) compiled in (the same bits: the golden files pin
+  // them); as a call it cost about 14 instructions of every add, lookup and
+  // removal.
+  const std::uint64_t h = detail::inline_xxh3_64(item, o.seed);
   // 1 + (h >> 32) mod (2^bits - 1), with a constant divisor for each offered
   // width: the compiler turns it into a multiplication, where a divisor
   // read at run time costs a 64-bit division (tens of cycles) per item.
@@ -167,6 +160,15 @@ bucket_pair buckets_for(item_key k, std::uint64_t buckets) noexcept {
   return {b1, (b1 ^ (k.fingerprint * alt_multiplier)) & mask};
 }
 
+// The default shape's four slots of k, in probe order: its two buckets of
+// two byte slots each. `Byte` is unsigned char or const unsigned char.
+template <class Byte>
+[[gnu::always_inline]] inline std::array<Byte*, 4> default_shape_slots(
+    Byte* bytes, item_key k, std::uint64_t buckets) noexcept {
+  const auto [b1, b2] = buckets_for(k, buckets);
+  return {bytes + 2 * b1, bytes + 2 * b1 + 1, bytes + 2 * b2, bytes + 2 * b2 + 1};
+}
+
 // `subs` is a range of sub-filters; bytes_of(s) gives one's slot bytes.
 template <class Subs, class BytesOf>
 bool contains_other_shape(const Subs& subs, BytesOf bytes_of, item_key k,
@@ -177,11 +179,8 @@ template <class Subs, class BytesOf>
                                             const cuckoo_filter::options& o) noexcept {
   if (!default_shape(o)) return contains_other_shape(subs, bytes_of, k, o);
   for (const auto& s : subs) {
-    const auto [b1, b2] = buckets_for(k, s.buckets);
-    const unsigned char* p = bytes_of(s);
-    if (p[2 * b1] == k.fingerprint || p[2 * b1 + 1] == k.fingerprint ||
-        p[2 * b2] == k.fingerprint || p[2 * b2 + 1] == k.fingerprint) {
-      return true;
+    for (const unsigned char* p : default_shape_slots(bytes_of(s), k, s.buckets)) {
+      if (*p == k.fingerprint) return true;
     }
   }
   return false;
@@ -394,10 +393,8 @@ bool cuckoo_filter::add(std::string_view item) {
   const key k = key_of(item);
   if (!default_shape(options_)) return add_other_shape(k);
   for (std::size_t i = subs_.size(); i-- > 0;) {  // the same slots in the same order, as bytes
-    unsigned char* const slots = subs_[i].bytes.data();
-    const auto [b1, b2] = buckets_for({k.hash, k.fingerprint}, subs_[i].buckets);
     for (unsigned char* p :
-         {slots + 2 * b1, slots + 2 * b1 + 1, slots + 2 * b2, slots + 2 * b2 + 1}) {
+         default_shape_slots(subs_[i].bytes.data(), {k.hash, k.fingerprint}, subs_[i].buckets)) {
       if (*p == 0) {
         *p = static_cast<unsigned char>(k.fingerprint);
         ++items_;
@@ -442,10 +439,8 @@ bool cuckoo_filter::remove(std::string_view item) {
   const key k = key_of(item);
   if (!default_shape(options_)) return remove_other_shape(k);
   for (std::size_t i = subs_.size(); i-- > 0;) {  // the same slots in the same order, as bytes
-    unsigned char* const slots = subs_[i].bytes.data();
-    const auto [b1, b2] = buckets_for({k.hash, k.fingerprint}, subs_[i].buckets);
     for (unsigned char* p :
-         {slots + 2 * b1, slots + 2 * b1 + 1, slots + 2 * b2, slots + 2 * b2 + 1}) {
+         default_shape_slots(subs_[i].bytes.data(), {k.hash, k.fingerprint}, subs_[i].buckets)) {
       if (*p == k.fingerprint) {
         *p = 0;
         --items_;

@@ -1,5 +1,6 @@
-// src/filter/item_hash.hpp: the blocked filter's item hashing and block test,
-// inlined into the lookup paths (private to src/filter/).
+// src/filter/item_hash.hpp: XXH3 compiled into the filters' lookup paths
+// (private to src/filter/): the blocked filter's item hashing and block
+// test, and the cuckoo filter's item hash.
 //
 // Why a private header: a lookup of a short key is a few dozen instructions,
 // so an out-of-line call to the library's xxh3_128, a hash128 passed through
@@ -38,6 +39,19 @@ namespace ringbloom::detail {
   const XXH128_hash_t h = XXH3_128bits_withSeed(data.data(), data.size(), seed);
 #endif
   return {h.low64, h.high64};
+}
+
+/// xxh3_64(data, seed), inlined, for the same reason and in the same way as
+/// inline_xxh3_128 (XXH3_64bits_internal is the body XXH3_64bits_withSeed
+/// wraps): the cuckoo filter's item hash.
+[[nodiscard]] [[gnu::always_inline]] inline std::uint64_t inline_xxh3_64(
+    std::string_view data, std::uint64_t seed) noexcept {
+#if XXH_VERSION_NUMBER >= 800
+  return XXH3_64bits_internal(data.data(), data.size(), seed, XXH3_kSecret, sizeof(XXH3_kSecret),
+                              XXH3_hashLong_64b_withSeed);
+#else
+  return XXH3_64bits_withSeed(data.data(), data.size(), seed);
+#endif
 }
 
 /// blocked_item_hash with the xxh3 case inlined.
